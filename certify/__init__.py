@@ -1,0 +1,3 @@
+"""Certification suite for casino table games."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,47 @@
+"""The ``certify`` command. Each subcommand is a thin shell over the module that owns the work."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from certify import __version__
+
+
+class CertifyError(click.ClickException):
+    """A user-facing error: printed as one clear message, exit code 2."""
+
+    exit_code = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="certify")
+def cli() -> None:
+    """Certify a casino table game: RNG, shuffle, game math, engine, procedures, signed report."""
+
+
+@cli.command()
+@click.argument("cards", nargs=-1, required=True)
+def hand(cards: tuple[str, ...]) -> None:
+    """Evaluate a 5-card hand, or the best five of 7 cards (e.g. AS KS QS JS 10S)."""
+    from certify import hands
+    from certify.cards import CardError, cards_str, parse_cards
+
+    try:
+        parsed = parse_cards(cards, count=(5, 7))
+    except CardError as exc:
+        raise CertifyError(str(exc)) from exc
+    value = hands.rank_hand(parsed)
+    category = hands.category_of(value)
+    click.echo(f"{hands.CATEGORY_NAMES[category]}  (rank {value})")
+    if len(parsed) == 7:
+        click.echo(f"best five: {cards_str(hands.best_five(parsed))}")
+
+
+def main() -> None:
+    cli(prog_name="certify")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The result object every statistical test returns (scipy.stats style: named fields)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One statistical test on one sample.
+
+    ``pvalues`` holds every p-value the test produces (several for Serial, CumulativeSums,
+    the excursion tests, the 148 templates); ``pvalue`` is the one the verdict is taken on
+    (the smallest, for multi-p-value tests). ``applicable`` is False when the input is too
+    short or the test's own precondition excludes it: such a test neither passes nor fails.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    statistic: float | None
+    pvalue: float | None
+    alpha: float
+    passed: bool | None
+    n: int
+    dof: float | None = None
+    pvalues: tuple[float, ...] = ()
+    applicable: bool = True
+    looked_at: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        if not self.applicable:
+            return "not applicable"
+        return "pass" if self.passed else "FAIL"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["pvalues"] = list(self.pvalues)
+        d["verdict"] = self.verdict
+        return d
+
+    @classmethod
+    def not_applicable(cls, name: str, n: int, alpha: float, reason: str, **details: Any) -> "TestResult":
+        return cls(name=name, statistic=None, pvalue=None, alpha=alpha, passed=None, n=n,
+                   applicable=False, looked_at=reason, details=details)
