@@ -39,6 +39,36 @@ def hand(cards: tuple[str, ...]) -> None:
         click.echo(f"best five: {cards_str(hands.best_five(parsed))}")
 
 
+@cli.command()
+@click.argument("spec")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the PAR sheet as JSON.")
+def analyze(spec: str, json_path: str | None) -> None:
+    """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
+    import json
+    import os
+    import tempfile
+
+    from certify.analysis import par_sheet
+    from certify.analysis.par import ParError, format_sheet
+    from certify.spec import SpecError, load_spec
+
+    try:
+        sheet = par_sheet(load_spec(spec))
+    except (SpecError, ParError) as exc:
+        raise CertifyError(str(exc)) from exc
+    click.echo(format_sheet(sheet))
+    if json_path:
+        text = json.dumps(sheet.to_dict(), indent=2)
+        folder = os.path.dirname(os.path.abspath(json_path))
+        try:  # write beside the target, then rename: never a half-written file
+            with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
+                tmp.write(text + "\n")
+            os.replace(tmp.name, json_path)
+        except OSError as exc:
+            raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
+        click.echo(f"wrote {json_path}")
+
+
 def main() -> None:
     cli(prog_name="certify")
 

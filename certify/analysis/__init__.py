@@ -1,0 +1,41 @@
+"""Exact game math: the PAR sheet of every game spec.
+
+``par_sheet(spec)`` dispatches on ``spec.family`` to the module that owns that family's math;
+each such module exports ``par_sheet(spec) -> ParSheet`` (see ``certify.analysis.par``).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
+
+# family -> module exporting par_sheet(spec). Imported on demand (numba kernels compile on use).
+FAMILY_MODULES = {
+    "stud": "certify.analysis.stud",
+    "holdem_bonus": "certify.analysis.holdem_bonus",
+    "mulligan": "certify.analysis.mulligan",
+}
+
+
+class UnknownFamilyError(ParError):
+    """The spec names a game family no analysis module owns."""
+
+
+def par_sheet(spec: Any) -> ParSheet:
+    """The PAR sheet of a game spec (a ``GameSpec`` or anything ``load_spec`` accepts)."""
+    if isinstance(spec, str) or hasattr(spec, "__fspath__"):
+        from certify.spec import load_spec
+
+        spec = load_spec(spec)
+    family = str(getattr(spec, "family", ""))
+    family = getattr(getattr(spec, "family", None), "value", family)
+    module_name = FAMILY_MODULES.get(family)
+    if module_name is None:
+        raise UnknownFamilyError(f"no exact analysis for game family {family!r} "
+                                 f"(known: {', '.join(sorted(FAMILY_MODULES))})")
+    return import_module(module_name).par_sheet(spec)
+
+
+__all__ = ["par_sheet", "ParSheet", "WagerSheet", "ReturnRow", "ParError", "FAMILY_MODULES"]
