@@ -1,0 +1,648 @@
+"""Game specs: YAML in, validated typed objects out.
+
+Every rule that differs between versions of a game is a field here, never a branch in code.
+``load_spec(name_or_path) -> GameSpec`` is the only way a spec is read: a bare name such as
+``caribbean_stud`` is looked up as ``specs/<name>.yaml``; anything with a slash or a ``.yaml``
+suffix is a path. A bad spec raises ``SpecError`` whose message names the file, the field path
+(with its YAML line) and what was expected, one line per problem.
+
+The model (pydantic v2, unknown fields refused everywhere):
+
+``GameSpec`` = ``StudSpec | MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
+  name, title, version, family ("stud" | "mulligan" | "holdem_bonus"),
+  source (documents, follows, notes: which seed documents, which rule where they disagree),
+  deck (size 52), seats, hand_size,
+  wagers: {wager name: {min, max}} for the wagers a player chooses the size of
+      (stud: ante, progressive; mulligan: ante, bonus; hold'em bonus: ante, bonus),
+  balance_covers_raise_at_deal (an Ante is refused unless the balance also covers the
+      compulsory raise), ties ("push"), strategy (name + parameters, per family).
+
+Money (limits, fixed progressive amounts, meters) is ``Decimal``, written as a quoted string
+("2.50") or an integer; a float is refused because it is not exact. Odds are ``Decimal`` "X to 1".
+
+Pay tables (``PayTable``) have one entry per hand category, keyed by ``HAND_KEYS``
+(high_card, pair, two_pair, trips, straight, flush, full_house, quads, straight_flush,
+royal_flush): ``HAND_KEYS[i]`` is ``certify.hands.Category(i)`` (``key_category`` /
+``category_key`` convert). An entry is odds (a number, paid X to 1) or ``lose``; none may be left
+out. ``PayTable.odds(category) -> Decimal | None`` (None: the wager loses).
+
+``HandThreshold`` (category + minimum leading ranks) expresses "Ace-King or better" as data:
+``{category: high_card, ranks: [A, K]}``. A hand meets it when its category is higher, or equal
+with its tie-break ranks (as ``certify.hands`` packs them: bigger groups first, then higher rank)
+at least ``ranks`` lexicographically. ``HandThreshold.value()`` is the smallest hand value that
+meets it and ``met_by(hand_value)`` is ``hand_value >= value()``.
+
+Family specifics:
+  stud: ante_pays (odds vs a qualifying dealer), bet (multiple_of_ante, pays),
+      dealer (qualifies: HandThreshold, up_card_index), non_qualifying_dealer (ante odds, bet
+      push), progressive (optional: wager amount, pays with meter_percent / amount / lose,
+      royal_split, meter_reset, meter_advance, coin_in_lockout), dead_hand, misdeal.
+  mulligan: raise_ (YAML ``raise``: multiple_of_ante), pays (Ante and Raise table), dealer
+      (stands_on: HandThreshold, otherwise redraw ``redraw_cards``), player_redraw_cards,
+      bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
+      player_beats_or_ties_dealer; lost_on_mulligan).
+  holdem_bonus: flop / turn / river (multiple_of_ante, optional), win_pays (odds of winning
+      Flop/Turn/River bets), ante (pays_at_least: category, odds, otherwise "push"),
+      bonus (pays keyed by ``HOLE_KEYS``, hand: hole_cards, paid_on_fold).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+SPECS_DIR = Path(__file__).resolve().parent.parent / "specs"
+
+HAND_KEYS: tuple[str, ...] = (
+    "high_card", "pair", "two_pair", "trips", "straight",
+    "flush", "full_house", "quads", "straight_flush", "royal_flush",
+)
+
+# Classes of two hole cards for the Hold'em Bonus side bet, best first.
+HOLE_KEYS: tuple[str, ...] = (
+    "aces_vs_dealer_aces",   # player and dealer both hold a pair of aces
+    "aces",                  # a pair of aces
+    "ak_suited",
+    "aq_aj_suited",
+    "ak_offsuit",
+    "jacks_to_kings",        # JJ, QQ, KK
+    "aq_aj_offsuit",
+    "twos_to_tens",          # 22 .. TT
+    "other",
+)
+
+RANK_TOKENS = {"2": 0, "3": 1, "4": 2, "5": 3, "6": 4, "7": 5, "8": 6, "9": 7, "10": 8, "T": 8,
+               "J": 9, "Q": 10, "K": 11, "A": 12}
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; the message names the file, field path and expectation."""
+
+
+def category_key(category: int) -> str:
+    """The pay-table key of a hand category (``certify.hands.Category`` or its int)."""
+    return HAND_KEYS[int(category)]
+
+
+def key_category(key: str):
+    """The ``certify.hands.Category`` of a pay-table key such as ``"royal_flush"``."""
+    from certify.hands import Category
+
+    return Category(HAND_KEYS.index(key))
+
+
+# ---------------------------------------------------------------- scalar types
+
+def _to_decimal(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("expected an exact amount as a quoted decimal string such as \"2.50\"")
+    if isinstance(value, float):
+        raise ValueError(f"expected an exact amount as a quoted string such as \"{value}\", not a float")
+    if isinstance(value, (int, str, Decimal)):
+        try:
+            result = Decimal(str(value).strip())
+        except InvalidOperation:
+            raise ValueError(f"expected a decimal amount such as \"2.50\", got {value!r}") from None
+        if not result.is_finite():
+            raise ValueError(f"expected a finite amount, got {value!r}")
+        return result
+    raise ValueError(f"expected a decimal amount such as \"2.50\", got {type(value).__name__}")
+
+
+def _money(value: Any) -> Decimal:
+    amount = _to_decimal(value)
+    if amount < 0:
+        raise ValueError(f"expected an amount >= 0, got {value!r}")
+    if amount != amount.quantize(Decimal("0.01")):
+        raise ValueError(f"expected whole cents (at most 2 decimals), got {value!r}")
+    return amount
+
+
+def _odds(value: Any) -> Decimal:
+    amount = _to_decimal(value)
+    if amount < 0:
+        raise ValueError(f"expected odds >= 0 (paid X to 1), got {value!r}")
+    return amount
+
+
+def _positive(value: Any) -> Decimal:
+    amount = _to_decimal(value)
+    if amount <= 0:
+        raise ValueError(f"expected a multiple > 0, got {value!r}")
+    return amount
+
+
+def _rank(value: Any) -> int:
+    token = str(value).strip().upper()
+    if token not in RANK_TOKENS:
+        raise ValueError(f"expected a rank (2-10, T, J, Q, K, A), got {value!r}")
+    return RANK_TOKENS[token]
+
+
+Money = Annotated[Decimal, BeforeValidator(_money)]
+Odds = Annotated[Decimal, BeforeValidator(_odds)]
+Multiple = Annotated[Decimal, BeforeValidator(_positive)]
+Rank = Annotated[int, BeforeValidator(_rank)]
+HandKey = Literal[
+    "high_card", "pair", "two_pair", "trips", "straight",
+    "flush", "full_house", "quads", "straight_flush", "royal_flush",
+]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# ---------------------------------------------------------------- building blocks
+
+def _lose_or_odds(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().lower() == "lose":
+        return None
+    return _odds(value)
+
+
+PayEntry = Annotated[Decimal | None, BeforeValidator(_lose_or_odds)]
+
+
+class PayTable(Model):
+    """One entry per hand category: odds paid X to 1, or ``lose``."""
+
+    high_card: PayEntry
+    pair: PayEntry
+    two_pair: PayEntry
+    trips: PayEntry
+    straight: PayEntry
+    flush: PayEntry
+    full_house: PayEntry
+    quads: PayEntry
+    straight_flush: PayEntry
+    royal_flush: PayEntry
+
+    def odds(self, category: int) -> Decimal | None:
+        return getattr(self, HAND_KEYS[int(category)])
+
+    def as_list(self) -> list[Decimal | None]:
+        """Odds indexed by category int (None = loses)."""
+        return [getattr(self, key) for key in HAND_KEYS]
+
+
+class HandThreshold(Model):
+    """A minimum hand: category, then leading ranks (grouped, as poker compares hands)."""
+
+    category: HandKey
+    ranks: list[Rank] = Field(default_factory=list, max_length=5)
+
+    @property
+    def category_index(self) -> int:
+        return HAND_KEYS.index(self.category)
+
+    def value(self) -> int:
+        """The smallest ``certify.hands`` hand value that meets the threshold (missing ranks 0)."""
+        from certify.hands import CATEGORY_SHIFT
+
+        value = self.category_index << CATEGORY_SHIFT
+        for place, rank in enumerate(self.ranks):
+            value |= rank << (CATEGORY_SHIFT - 4 * (place + 1))
+        return value
+
+    def met_by(self, hand_value: int) -> bool:
+        """Whether a hand of this ``certify.hands`` value (5 or best-of-7) meets the threshold."""
+        return int(hand_value) >= self.value()
+
+
+class Source(Model):
+    documents: list[str] = Field(min_length=1)
+    follows: str = Field(min_length=1, description="which rule is followed where documents disagree")
+    notes: str = ""
+
+
+class Deck(Model):
+    size: Literal[52] = 52
+    jokers: Literal[0] = 0
+
+
+class WagerLimit(Model):
+    min: Money
+    max: Money
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "WagerLimit":
+        if self.min <= 0:
+            raise ValueError(f"expected min > 0, got {self.min}")
+        if self.max < self.min:
+            raise ValueError(f"expected max >= min, got min {self.min} and max {self.max}")
+        return self
+
+
+class RaiseRule(Model):
+    multiple_of_ante: Multiple
+
+
+# ---------------------------------------------------------------- common base
+
+class SpecBase(Model):
+    name: str = Field(pattern=r"^[a-z0-9_]+$")
+    title: str
+    version: str
+    source: Source
+    deck: Deck = Deck()
+    seats: int = Field(ge=1, le=9)
+    hand_size: Literal[5] = 5
+    wagers: dict[str, WagerLimit]
+    balance_covers_raise_at_deal: bool
+    ties: Literal["push"] = "push"
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) else value
+
+    @model_validator(mode="after")
+    def _wager_names(self) -> "SpecBase":
+        allowed = self._allowed_wagers()
+        unknown = sorted(set(self.wagers) - set(allowed))
+        if unknown:
+            raise ValueError(f"wagers: unknown wager {unknown[0]!r}, expected one of {', '.join(allowed)}")
+        if "ante" not in self.wagers:
+            raise ValueError("wagers: missing 'ante' limits (min and max)")
+        return self
+
+    def _allowed_wagers(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def limit(self, wager: str) -> WagerLimit:
+        return self.wagers[wager]
+
+
+# ---------------------------------------------------------------- stud (Caribbean / Casino Stud)
+
+class StudDealer(Model):
+    qualifies: HandThreshold
+    up_card_index: int = Field(ge=0, le=4, description="which of the dealer's five cards is face up")
+
+
+class NonQualifyingDealer(Model):
+    ante_pays: Odds
+    bet: Literal["push"] = "push"
+
+
+class ProgressiveEntry(Model):
+    """One progressive pay line: a share of the meter, a fixed amount, or nothing."""
+
+    meter_percent: Annotated[Decimal, BeforeValidator(_to_decimal)] | None = None
+    amount: Money | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "ProgressiveEntry":
+        if (self.meter_percent is None) == (self.amount is None):
+            raise ValueError("expected exactly one of meter_percent or amount (or the word lose)")
+        if self.meter_percent is not None and not 0 < self.meter_percent <= 100:
+            raise ValueError(f"expected meter_percent in (0, 100], got {self.meter_percent}")
+        return self
+
+
+def _progressive_entry(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().lower() == "lose":
+        return None
+    return value
+
+
+ProgEntry = Annotated[ProgressiveEntry | None, BeforeValidator(_progressive_entry)]
+
+
+class ProgressivePayTable(Model):
+    high_card: ProgEntry
+    pair: ProgEntry
+    two_pair: ProgEntry
+    trips: ProgEntry
+    straight: ProgEntry
+    flush: ProgEntry
+    full_house: ProgEntry
+    quads: ProgEntry
+    straight_flush: ProgEntry
+    royal_flush: ProgEntry
+
+    def entry(self, category: int) -> ProgressiveEntry | None:
+        return getattr(self, HAND_KEYS[int(category)])
+
+
+class Progressive(Model):
+    wager: Money
+    pays: ProgressivePayTable
+    royal_split: Literal["equal_shares"] = "equal_shares"
+    meter_reset: Money
+    meter_advance: Money | None = Field(
+        default=None, description="amount the meter advances per wager (operator setting; for the return figure)")
+    coin_in_lockout: bool = True
+
+    @model_validator(mode="after")
+    def _royal_pays(self) -> "Progressive":
+        if self.wager <= 0:
+            raise ValueError("progressive.wager: expected an amount > 0")
+        return self
+
+
+class DeadHandRule(Model):
+    player_wrong_count: Literal["dead_hand_wagers_returned"] = "dead_hand_wagers_returned"
+
+
+class MisdealRule(Model):
+    dealer_wrong_count: Literal["progressive_only", "all_dead"] = "progressive_only"
+
+
+class StudStrategy(Model):
+    """``threshold``: bet with ``bet_at_least`` or better, else fold (ignores the up card).
+    ``optimal``: the expectation-maximising decision given the dealer's up card (analysis)."""
+
+    name: Literal["threshold", "optimal"]
+    bet_at_least: HandThreshold | None = None
+
+    @model_validator(mode="after")
+    def _threshold_given(self) -> "StudStrategy":
+        if self.name == "threshold" and self.bet_at_least is None:
+            raise ValueError("strategy 'threshold' needs bet_at_least (a category and ranks)")
+        return self
+
+
+class StudSpec(SpecBase):
+    family: Literal["stud"]
+    ante_pays: Odds
+    bet: "StudBet"
+    dealer: StudDealer
+    non_qualifying_dealer: NonQualifyingDealer
+    progressive: Progressive | None = None
+    dead_hand: DeadHandRule = DeadHandRule()
+    misdeal: MisdealRule = MisdealRule()
+    strategy: StudStrategy
+
+    def _allowed_wagers(self) -> tuple[str, ...]:
+        return ("ante", "progressive") if self.progressive is not None else ("ante",)
+
+
+class StudBet(Model):
+    multiple_of_ante: Multiple
+    pays: PayTable
+
+
+# ---------------------------------------------------------------- Five Card Mulligan
+
+class MulliganDealer(Model):
+    stands_on: HandThreshold
+    redraw_cards: Literal[5] = 5
+
+
+class MulliganBonus(Model):
+    pays: PayTable
+    hand: Literal["original_hand"] = "original_hand"
+    paid_when: Literal["always", "player_beats_dealer", "player_beats_or_ties_dealer"]
+    lost_on_mulligan: bool
+
+
+class MulliganStrategy(Model):
+    """``threshold``: stand with ``stand_at_least`` or better, else take the mulligan."""
+
+    name: Literal["threshold"]
+    stand_at_least: HandThreshold
+
+
+class MulliganSpec(SpecBase):
+    family: Literal["mulligan"]
+    raise_: RaiseRule = Field(alias="raise")
+    pays: PayTable
+    dealer: MulliganDealer
+    player_redraw_cards: Literal[5] = 5
+    bonus: MulliganBonus
+    strategy: MulliganStrategy
+
+    def _allowed_wagers(self) -> tuple[str, ...]:
+        return ("ante", "bonus")
+
+
+# ---------------------------------------------------------------- Texas Hold'em Bonus
+
+class StreetBet(Model):
+    multiple_of_ante: Multiple
+    optional: bool
+
+
+class HoldemAnteRule(Model):
+    pays_at_least: HandKey
+    odds: Odds
+    otherwise: Literal["push"] = "push"
+
+
+class HoleCardPayTable(Model):
+    aces_vs_dealer_aces: PayEntry
+    aces: PayEntry
+    ak_suited: PayEntry
+    aq_aj_suited: PayEntry
+    ak_offsuit: PayEntry
+    jacks_to_kings: PayEntry
+    aq_aj_offsuit: PayEntry
+    twos_to_tens: PayEntry
+    other: PayEntry
+
+    def odds(self, key: str) -> Decimal | None:
+        return getattr(self, key)
+
+
+class HoldemBonusSide(Model):
+    pays: HoleCardPayTable
+    hand: Literal["hole_cards"] = "hole_cards"
+    paid_on_fold: bool
+
+
+class HoldemStrategy(Model):
+    """``simple``: fold the listed starting hands (e.g. "72o", "K2s"), otherwise make the Flop
+    bet; make the Turn / River bet when the best hand so far reaches the category and uses
+    at least one hole card."""
+
+    name: Literal["simple"]
+    preflop_fold: list[str]
+    turn_bet_at_least: HandKey
+    river_bet_at_least: HandKey
+
+    @field_validator("preflop_fold")
+    @classmethod
+    def _hand_classes(cls, values: list[str]) -> list[str]:
+        out = []
+        for text in values:
+            token = str(text).strip().upper()
+            ranks, suited = token[:-1], token[-1:]
+            if len(ranks) != 2 or ranks[0] not in "23456789TJQKA" or ranks[1] not in "23456789TJQKA" \
+                    or suited not in ("S", "O") or ranks[0] == ranks[1]:
+                raise ValueError(f"expected a starting hand class such as '72o' or 'K2s', got {text!r}")
+            out.append(ranks + suited.lower())
+        return out
+
+
+class HoldemBonusSpec(SpecBase):
+    family: Literal["holdem_bonus"]
+    flop: StreetBet
+    turn: StreetBet
+    river: StreetBet
+    win_pays: Odds
+    ante: HoldemAnteRule
+    bonus: HoldemBonusSide
+    strategy: HoldemStrategy
+
+    def _allowed_wagers(self) -> tuple[str, ...]:
+        return ("ante", "bonus")
+
+
+StudSpec.model_rebuild()
+
+GameSpec = Annotated[Union[StudSpec, MulliganSpec, HoldemBonusSpec], Field(discriminator="family")]
+_ADAPTER: TypeAdapter = TypeAdapter(GameSpec)
+_FAMILY_TAGS = {"stud", "mulligan", "holdem_bonus"}
+
+
+# ---------------------------------------------------------------- loading
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (YAML would keep the last)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, str):
+            raise yaml.constructor.ConstructorError(
+                "while reading a mapping", node.start_mark,
+                f"the key {key_node.value!r} is read as {type(key).__name__}, expected text "
+                "(YAML 1.1 reads on/off/yes/no as booleans: quote the key)", key_node.start_mark)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while reading a mapping", node.start_mark,
+                f"found the key {key!r} twice (first on line {seen[key].start_mark.line + 1})",
+                key_node.start_mark)
+        seen[key] = key_node
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def resolve_spec_path(name_or_path: str | Path) -> Path:
+    text = str(name_or_path)
+    if "/" in text or "\\" in text or text.endswith((".yaml", ".yml")):
+        return Path(text)
+    return SPECS_DIR / f"{text}.yaml"
+
+
+def read_yaml(path: Path, what: str = "file") -> Any:
+    """Parse a YAML file; syntax errors and duplicate keys become SpecError with line/column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"{path}: no such {what}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: cannot read: {exc}") from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
+        problem = exc.problem or "invalid YAML"
+        raise SpecError(f"{path}: invalid YAML at {where}: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path}: YAML error: {exc}") from None
+
+
+def _node_line(root: yaml.Node | None, loc: tuple) -> int | None:
+    """The 1-based line of the deepest node found along ``loc`` in the composed YAML tree."""
+    node, line = root, None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == str(part)), None)
+            if match is None:
+                break
+            line = next(k for k, v in node.value if v is match).start_mark.line + 1
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _describe(error: dict) -> str:
+    kind, msg = error["type"], error["msg"]
+    if kind == "extra_forbidden":
+        return "unknown field (not part of the spec schema; check the spelling)"
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "literal_error":
+        return f"expected {error['ctx']['expected']}, got {error['input']!r}"
+    if kind == "union_tag_invalid":
+        got = error["input"].get("family") if isinstance(error.get("input"), dict) else error.get("input")
+        return f"expected family one of 'stud', 'mulligan', 'holdem_bonus', got {got!r}"
+    if kind == "union_tag_not_found":
+        return "required field 'family' is missing (expected 'stud', 'mulligan' or 'holdem_bonus')"
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if kind in ("int_type", "int_parsing", "bool_type", "bool_parsing", "string_type", "dict_type",
+                "list_type", "model_type"):
+        return f"{msg}, got {error['input']!r}"
+    return msg
+
+
+def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | None = None,
+                            prefix: tuple = ()) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            loc = ("family",)
+        if loc and loc[0] in _FAMILY_TAGS:
+            loc = loc[1:]
+        loc = tuple(part for part in loc if part not in ("function-before[_lose_or_odds(), nullable[decimal]]",))
+        loc = prefix + loc
+        field = ".".join(str(part) for part in loc) or "(top level)"
+        line = _node_line(root, loc) if root is not None else None
+        where = f"{path}:{line}" if line else f"{path}"
+        lines.append(f"{where}: {field}: {_describe(error)}")
+    return "\n".join(lines)
+
+
+def parse_spec(data: Any, path: Path, root: yaml.Node | None = None) -> "GameSpec":
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: expected a mapping of spec fields at the top level, got {type(data).__name__}")
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        raise SpecError(format_validation_error(path, exc, root)) from None
+
+
+def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonusSpec":
+    """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file."""
+    path = resolve_spec_path(name_or_path)
+    data = read_yaml(path, "spec file")
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        root = None
+    spec = parse_spec(data, path, root)
+    if spec.name != path.stem:
+        line = _node_line(root, ("name",)) if root is not None else None
+        raise SpecError(f"{path}:{line}: name: expected {path.stem!r} (the file name), got {spec.name!r}")
+    return spec
+
+
+def spec_names() -> list[str]:
+    return sorted(p.stem for p in SPECS_DIR.glob("*.yaml"))

@@ -1,0 +1,126 @@
+"""Spec loading and validation: every shipped spec loads, every kind of bad spec names its fault."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from certify.hands import CATEGORY_NAMES, Category, rank_hand
+from certify.cards import parse_cards
+from certify.spec import (
+    HAND_KEYS, SPECS_DIR, HoldemBonusSpec, MulliganSpec, SpecError, StudSpec, category_key,
+    key_category, load_spec, spec_names,
+)
+
+SHIPPED = ["caribbean_stud", "casino_stud", "texas_holdem_bonus", "texas_holdem_bonus_2x",
+           "five_card_mulligan", "five_card_mulligan_online"]
+
+
+def test_every_shipped_spec_loads():
+    assert sorted(SHIPPED) == spec_names()
+    for name in SHIPPED:
+        spec = load_spec(name)
+        assert spec.name == name
+        assert load_spec(SPECS_DIR / f"{name}.yaml") == spec
+
+
+def test_hand_keys_match_category_names():
+    assert HAND_KEYS == tuple(n.replace(" ", "_") for n in CATEGORY_NAMES)
+    for category in Category:
+        assert key_category(category_key(category)) is category
+
+
+def test_rules_read_from_the_seeds():
+    carib = load_spec("caribbean_stud")
+    assert isinstance(carib, StudSpec)
+    assert carib.wagers["ante"].max == Decimal("2.50")
+    assert carib.bet.multiple_of_ante == 2
+    assert [carib.bet.pays.odds(c) for c in reversed(Category)] == [100, 50, 20, 7, 5, 4, 3, 2, 1, 1]
+    assert carib.progressive.pays.entry(Category.ROYAL_FLUSH).meter_percent == 100
+    assert carib.progressive.pays.entry(Category.STRAIGHT_FLUSH).meter_percent == 10
+    assert carib.progressive.pays.entry(Category.STRAIGHT) is None
+    assert load_spec("casino_stud").progressive is None
+    online, inventor = load_spec("five_card_mulligan_online"), load_spec("five_card_mulligan")
+    assert isinstance(inventor, MulliganSpec)
+    assert inventor.bonus.paid_when == "always"
+    assert online.bonus.paid_when == "player_beats_or_ties_dealer"
+    assert inventor.wagers["ante"].min == 1 and inventor.wagers["ante"].max == 100
+    assert inventor.wagers["bonus"].max == 25
+    assert inventor.bonus.pays.odds(Category.PAIR) is None
+    assert inventor.pays.odds(Category.HIGH_CARD) == 1
+    one, two = load_spec("texas_holdem_bonus"), load_spec("texas_holdem_bonus_2x")
+    assert isinstance(one, HoldemBonusSpec)
+    assert (one.flop.multiple_of_ante, two.flop.multiple_of_ante) == (1, 2)
+    assert one.ante.pays_at_least == "straight"
+
+
+def _hand(text):
+    return rank_hand(parse_cards(text))
+
+
+def test_thresholds_are_hand_values():
+    qualifies = load_spec("caribbean_stud").dealer.qualifies
+    assert qualifies.met_by(_hand("AS KD 4C 3H 2D"))
+    assert not qualifies.met_by(_hand("AS QD JC 9H 8D"))
+    assert qualifies.met_by(_hand("2S 2D 4C 3H 7D"))
+    stand = load_spec("five_card_mulligan").strategy.stand_at_least
+    assert stand.met_by(_hand("AS KD 9C 5H 4D"))
+    assert not stand.met_by(_hand("AS KD 9C 5H 3D"))
+    dealer = load_spec("five_card_mulligan").dealer.stands_on
+    assert dealer.met_by(_hand("AS 2D 3C 4H 6D")) and not dealer.met_by(_hand("KS QD JC 9H 8D"))
+
+
+def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    text = (SPECS_DIR / f"{name}.yaml").read_text()
+    assert old in text, old
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("name,old,new,expected", [
+    ("caribbean_stud", "  multiple_of_ante: 2", "  multiple_of_ante: 0",
+     ":31: bet.multiple_of_ante: expected a multiple > 0, got 0"),
+    ("casino_stud", "    two_pair: 2\n", "",
+     ": bet.pays.two_pair: required field is missing"),
+    ("casino_stud", "hand_size: 5\n", "hand_size: 5\nhouse_rules: 1\n",
+     ":20: house_rules: unknown field"),
+    ("casino_stud", "seats: 1", "seats: one", ": seats: Input should be a valid integer"),
+    ("five_card_mulligan", "ties: push", "ties: [push",
+     "invalid YAML at line 26, column 6"),
+    ("five_card_mulligan_online", "  hand: original_hand", "  on: original_hand",
+     "the key 'on' is read as bool"),
+    ("texas_holdem_bonus", '  bonus: {min: "1.00", max: "25.00"}', '  bonus: {min: "1.00", max: 25.5}',
+     ": wagers.bonus.max: expected an exact amount as a quoted string such as \"25.5\", not a float"),
+    ("texas_holdem_bonus_2x", '  ante: {min: "1.00", max: "100.00"}', '  ante: {min: "5.00", max: "1.00"}',
+     ": wagers.ante: expected max >= min"),
+    ("texas_holdem_bonus_2x", "    aces: 30", "    aces: -30",
+     ": bonus.pays.aces: expected odds >= 0"),
+    ("caribbean_stud", "family: stud", "family: baccarat", ": family: expected family one of"),
+    ("caribbean_stud", "name: caribbean_stud", "name: caribbean_stud_v2", ": name: expected 'caribbean_stud'"),
+    ("caribbean_stud", "  progressive: {min", "  side_bet: {min", "wagers: unknown wager 'side_bet'"),
+    ("five_card_mulligan", "  paid_when: always", "  paid_when: sometimes",
+     ": bonus.paid_when: expected 'always', 'player_beats_dealer' or 'player_beats_or_ties_dealer'"),
+    ("caribbean_stud", "    quads: {amount: \"500.00\"}", "    quads: {amount: \"500.005\"}",
+     ": progressive.pays.quads.amount: expected whole cents"),
+    ("texas_holdem_bonus", "preflop_fold: [32o,", "preflop_fold: [33o,",
+     ": strategy.preflop_fold: expected a starting hand class"),
+])
+def test_bad_spec_names_file_field_and_expectation(tmp_path, name, old, new, expected):
+    path = _broken(tmp_path, name, old, new)
+    with pytest.raises(SpecError) as err:
+        load_spec(path)
+    message = str(err.value)
+    assert message.startswith(str(path))
+    assert expected in message, message
+
+
+def test_duplicate_key_is_refused(tmp_path):
+    path = _broken(tmp_path, "casino_stud", "seats: 1\n", "seats: 1\nseats: 2\n")
+    with pytest.raises(SpecError, match=r"found the key 'seats' twice \(first on line \d+\)"):
+        load_spec(path)
+
+
+def test_missing_spec_names_the_file():
+    with pytest.raises(SpecError, match="no such spec file"):
+        load_spec("no_such_game")
