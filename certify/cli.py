@@ -34,7 +34,8 @@ def hand(cards: tuple[str, ...]) -> None:
         raise CertifyError(str(exc)) from exc
     value = hands.rank_hand(parsed)
     category = hands.category_of(value)
-    click.echo(f"{hands.CATEGORY_NAMES[category]}  (rank {value})")
+    rank = hands.hand_class(value)
+    click.echo(f"{hands.CATEGORY_NAMES[category]}  (rank {rank} of {len(hands.CLASS_VALUES)}, 1 = best; value {value})")
     if len(parsed) == 7:
         click.echo(f"best five: {cards_str(hands.best_five(parsed))}")
 

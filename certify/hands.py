@@ -1,0 +1,506 @@
+"""Poker hand evaluation: a total order of 5-card hands and of the best five of 7 cards.
+
+A hand value is a non-negative int, larger is better. ``value >> 20`` is the category
+(:class:`Category`); the low 20 bits hold the ranks that break ties inside the category, most
+significant first, four bits each (a straight or straight flush is known by its top card, the
+wheel A-2-3-4-5 by its five). Equal values are exactly equal hands, so the 2,598,960 five-card
+hands take exactly 7,462 distinct values.
+
+How a 7-card hand is evaluated without looking at its 21 five-card subsets:
+
+* every card has a 64-bit key: ``5**rank << 16`` plus ``1 << 4*suit``. The sum of the keys of a
+  hand holds the base-5 number of its rank counts (each count is at most 4) above 16 bits of
+  per-suit counts (4 bits each, at most 7).
+* a suit count of 5 or more means a flush (only one suit can have it): the 13-bit mask of that
+  suit's ranks indexes ``FLUSH_VALUES`` (8,192 entries).
+* otherwise the value depends only on the rank counts. The base-5 numbers of the 49,205 possible
+  7-card rank multisets (6,175 for 5 cards) are mapped to table slots by a perfect hash built at
+  import time: a multiplicative hash picks a bucket and a base slot, and a per-bucket XOR
+  displacement, found greedily, makes the slots collision-free (hash-and-displace).
+
+The per-card work is one table load and one add; the per-hand work is a multiply, two shifts and
+two loads from tables that fit in L2 cache. The tables are module-level numpy arrays, so
+``eval5_nb`` and ``eval7_nb`` can be called from any other ``@njit`` kernel with no arguments
+beyond the cards. They do not check their input: cards must be distinct ints in 0..51.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from enum import IntEnum
+
+import numpy as np
+from numba import njit, prange
+
+from certify.cards import CardError
+
+
+class Category(IntEnum):
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIR = 2
+    TRIPS = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    QUADS = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+
+
+CATEGORY_NAMES = (
+    "high card",
+    "pair",
+    "two pair",
+    "trips",
+    "straight",
+    "flush",
+    "full house",
+    "quads",
+    "straight flush",
+    "royal flush",
+)
+
+CATEGORY_SHIFT = 20
+N_RANKS = 13
+N_CLASSES_5 = 7462  # distinct 5-card hand values: checked by the tests, not used to compute
+
+# ---------------------------------------------------------------------------------------------
+# The value of a set of ranks: the readable rules, used once to fill the tables.
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _pack(category, r0, r1, r2, r3, r4):
+    """Category above up to five tie-break ranks (pass 0 for unused places)."""
+    return (category << 20) | (r0 << 16) | (r1 << 12) | (r2 << 8) | (r3 << 4) | r4
+
+
+@njit(cache=True)
+def _straight_top(mask):
+    """Top rank of the highest straight in a 13-bit rank mask, 3 for the wheel, -1 for none."""
+    for top in range(12, 3, -1):
+        if (mask >> (top - 4)) & 0x1F == 0x1F:
+            return top
+    if mask & 0x100F == 0x100F:  # A, 2, 3, 4, 5: the ace plays low
+        return 3
+    return -1
+
+
+@njit(cache=True)
+def _highest(counts, at_least, skip1, skip2):
+    """Highest rank with count >= at_least other than skip1 and skip2 (-1 when none)."""
+    for r in range(12, -1, -1):
+        if counts[r] >= at_least and r != skip1 and r != skip2:
+            return r
+    return -1
+
+
+@njit(cache=True)
+def _flush_value(mask):
+    """Best 5-card hand from a mask of 5..7 ranks of one suit: straight flush or flush."""
+    top = _straight_top(mask)
+    if top == 12:
+        return _pack(9, 12, 0, 0, 0, 0)
+    if top >= 0:
+        return _pack(8, top, 0, 0, 0, 0)
+    r = np.full(5, 0, np.int64)
+    n = 0
+    for rank in range(12, -1, -1):
+        if n < 5 and (mask >> rank) & 1:
+            r[n] = rank
+            n += 1
+    return _pack(5, r[0], r[1], r[2], r[3], r[4])
+
+
+@njit(cache=True)
+def _counts_value(counts):
+    """Best 5-card hand, ignoring flushes, from the rank counts of 5 to 7 cards.
+
+    Kickers are the highest ranks not already used; a sixth or seventh card never counts.
+    """
+    mask = 0
+    for r in range(13):
+        if counts[r] > 0:
+            mask |= 1 << r
+    quad = _highest(counts, 4, -1, -1)
+    if quad >= 0:
+        return _pack(7, quad, _highest(counts, 1, quad, -1), 0, 0, 0)
+    trips = _highest(counts, 3, -1, -1)
+    if trips >= 0:
+        pair = _highest(counts, 2, trips, -1)  # may be a second set of trips
+        if pair >= 0:
+            return _pack(6, trips, pair, 0, 0, 0)
+    top = _straight_top(mask)
+    if top >= 0:
+        return _pack(4, top, 0, 0, 0, 0)
+    if trips >= 0:
+        k1 = _highest(counts, 1, trips, -1)
+        k2 = _highest(counts, 1, trips, k1)
+        return _pack(3, trips, k1, k2, 0, 0)
+    p1 = _highest(counts, 2, -1, -1)
+    if p1 >= 0:
+        p2 = _highest(counts, 2, p1, -1)
+        if p2 >= 0:
+            return _pack(2, p1, p2, _highest(counts, 1, p1, p2), 0, 0)
+        k1 = _highest(counts, 1, p1, -1)
+        k2 = _highest(counts, 1, p1, k1)
+        rest = counts.copy()
+        rest[p1] = 0
+        rest[k1] = 0
+        rest[k2] = 0
+        return _pack(1, p1, k1, k2, _highest(rest, 1, -1, -1), 0)
+    r = np.full(5, 0, np.int64)
+    n = 0
+    for rank in range(12, -1, -1):
+        if n < 5 and counts[rank] > 0:
+            r[n] = rank
+            n += 1
+    return _pack(0, r[0], r[1], r[2], r[3], r[4])
+
+
+# ---------------------------------------------------------------------------------------------
+# Table construction.
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _rank_multisets(n_cards):
+    """Base-5 keys and values of every multiset of n_cards ranks with no rank more than 4 times."""
+    # Walk the non-decreasing rank sequences r[0] <= ... <= r[n-1] like an odometer.
+    keys = []
+    values = []
+    r = np.zeros(n_cards, np.int64)
+    counts = np.zeros(13, np.int64)
+    pow5 = np.ones(13, np.int64)
+    for i in range(1, 13):
+        pow5[i] = pow5[i - 1] * 5
+    while True:
+        counts[:] = 0
+        for i in range(n_cards):
+            counts[r[i]] += 1
+        if counts.max() <= 4:
+            key = 0
+            for rank in range(13):
+                key += counts[rank] * pow5[rank]
+            keys.append(key)
+            values.append(_counts_value(counts))
+        i = n_cards - 1
+        while i >= 0 and r[i] == 12:
+            i -= 1
+        if i < 0:
+            break
+        r[i] += 1
+        for j in range(i + 1, n_cards):
+            r[j] = r[i]
+    return np.array(keys, np.int64), np.array(values, np.int32)
+
+
+@njit(cache=True)
+def _place_buckets(keys, multiplier, bucket_bits, slot_bits):
+    """Hash-and-displace: one XOR displacement per bucket making every key's slot unique.
+
+    Returns (displacements, slot of each key), or an empty displacement array when some bucket
+    cannot be placed (the caller then tries another multiplier).
+    """
+    n_buckets = 1 << bucket_bits
+    n_slots = 1 << slot_bits
+    bucket = np.empty(len(keys), np.int64)
+    base = np.empty(len(keys), np.int64)
+    for i in range(len(keys)):
+        h = keys[i] * multiplier  # wraps modulo 2**64
+        bucket[i] = (h >> (64 - bucket_bits)) & (n_buckets - 1)
+        base[i] = (h >> (64 - bucket_bits - slot_bits)) & (n_slots - 1)
+    order = np.argsort(bucket, kind="mergesort")
+    start = np.zeros(n_buckets + 1, np.int64)
+    for i in range(len(keys)):
+        start[bucket[i] + 1] += 1
+    sizes = start[1:].copy()
+    for b in range(n_buckets):
+        start[b + 1] += start[b]
+    taken = np.zeros(n_slots, np.bool_)
+    displacement = np.zeros(n_buckets, np.uint16)
+    slot_of = np.empty(len(keys), np.int64)
+    for b in np.argsort(-sizes, kind="mergesort"):  # biggest buckets first
+        members = order[start[b]:start[b + 1]]
+        if len(members) == 0:
+            break
+        placed = False
+        for d in range(n_slots):
+            ok = True
+            for j in range(len(members)):
+                s = base[members[j]] ^ d
+                if taken[s]:
+                    ok = False
+                    break
+                for m in range(j):  # two keys of one bucket must not share a slot
+                    if base[members[m]] ^ d == s:
+                        ok = False
+                if not ok:
+                    break
+            if ok:
+                for j in range(len(members)):
+                    taken[base[members[j]] ^ d] = True
+                    slot_of[members[j]] = base[members[j]] ^ d
+                displacement[b] = d
+                placed = True
+                break
+        if not placed:
+            return np.zeros(0, np.uint16), slot_of
+    return displacement, slot_of
+
+
+# Odd 63-bit multipliers tried in turn (fractional parts of sqrt(2), sqrt(3), ... as hex digits).
+_MULTIPLIERS = (0x6A09E667F3BCC909, 0x3C6EF372FE94F82B, 0x510E527FADE682D1, 0x1F83D9ABFB41BD6B)
+
+
+def _perfect_hash(n_cards: int, bucket_bits: int, slot_bits: int):
+    keys, values = _rank_multisets(n_cards)
+    for multiplier in _MULTIPLIERS:
+        displacement, slot_of = _place_buckets(keys, multiplier, bucket_bits, slot_bits)
+        if len(displacement):
+            table = np.zeros(1 << slot_bits, np.int32)
+            table[slot_of] = values
+            return multiplier, displacement, table
+    raise RuntimeError(f"no perfect hash found for the {n_cards}-card rank multisets")
+
+
+def _flush_table() -> np.ndarray:
+    table = np.zeros(1 << N_RANKS, np.int32)
+    for mask in range(1 << N_RANKS):
+        if mask.bit_count() >= 5:
+            table[mask] = _flush_value(mask)
+    return table
+
+
+def _card_keys() -> np.ndarray:
+    return np.array([(5 ** (c >> 2) << 16) | (1 << 4 * (c & 3)) for c in range(52)], np.int64)
+
+
+CARD_KEYS = _card_keys()
+FLUSH_VALUES = _flush_table()
+RANK_BITS = np.array([1 << (c >> 2) for c in range(52)], np.int64)
+
+# 5 cards: 6,175 rank multisets in 8,192 slots; 7 cards: 49,205 in 65,536 slots.
+_H5_BUCKET_BITS, _H5_SLOT_BITS = 11, 13
+_H7_BUCKET_BITS, _H7_SLOT_BITS = 14, 16
+H5_MULTIPLIER, H5_DISPLACEMENT, H5_VALUES = _perfect_hash(5, _H5_BUCKET_BITS, _H5_SLOT_BITS)
+H7_MULTIPLIER, H7_DISPLACEMENT, H7_VALUES = _perfect_hash(7, _H7_BUCKET_BITS, _H7_SLOT_BITS)
+
+# Numba freezes module-level ints and arrays into the compiled code as constants.
+_H5_BUCKET_SHIFT, _H5_SLOT_SHIFT = 64 - _H5_BUCKET_BITS, 64 - _H5_BUCKET_BITS - _H5_SLOT_BITS
+_H7_BUCKET_SHIFT, _H7_SLOT_SHIFT = 64 - _H7_BUCKET_BITS, 64 - _H7_BUCKET_BITS - _H7_SLOT_BITS
+_H5_BUCKET_MASK, _H5_SLOT_MASK = (1 << _H5_BUCKET_BITS) - 1, (1 << _H5_SLOT_BITS) - 1
+_H7_BUCKET_MASK, _H7_SLOT_MASK = (1 << _H7_BUCKET_BITS) - 1, (1 << _H7_SLOT_BITS) - 1
+_SUIT_OVERFLOW = 0x8888  # bit 3 of each suit nibble, set after adding 3 when the count is >= 5
+
+# ---------------------------------------------------------------------------------------------
+# The evaluators (callable from other @njit kernels).
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _flush_suit(key):
+    """The suit with 5 or more cards, or -1."""
+    over = ((key & 0xFFFF) + 0x3333) & _SUIT_OVERFLOW
+    if over == 0:
+        return -1
+    if over & 0x8:
+        return 0
+    if over & 0x80:
+        return 1
+    if over & 0x800:
+        return 2
+    return 3
+
+
+@njit(cache=True, inline="always")
+def _suit_mask(suit, c):
+    return RANK_BITS[c] if (c & 3) == suit else 0
+
+
+@njit(cache=True)
+def eval5_nb(c0, c1, c2, c3, c4):
+    """Value of a 5-card hand (distinct cards 0..51, unchecked)."""
+    key = CARD_KEYS[c0] + CARD_KEYS[c1] + CARD_KEYS[c2] + CARD_KEYS[c3] + CARD_KEYS[c4]
+    suit = _flush_suit(key)
+    if suit >= 0:
+        return FLUSH_VALUES[RANK_BITS[c0] | RANK_BITS[c1] | RANK_BITS[c2] | RANK_BITS[c3] | RANK_BITS[c4]]
+    h = (key >> 16) * H5_MULTIPLIER
+    slot = ((h >> _H5_SLOT_SHIFT) & _H5_SLOT_MASK) ^ H5_DISPLACEMENT[(h >> _H5_BUCKET_SHIFT) & _H5_BUCKET_MASK]
+    return H5_VALUES[slot]
+
+
+@njit(cache=True)
+def eval7_nb(c0, c1, c2, c3, c4, c5, c6):
+    """Value of the best five of 7 cards (distinct cards 0..51, unchecked)."""
+    key = (
+        CARD_KEYS[c0] + CARD_KEYS[c1] + CARD_KEYS[c2] + CARD_KEYS[c3]
+        + CARD_KEYS[c4] + CARD_KEYS[c5] + CARD_KEYS[c6]
+    )
+    suit = _flush_suit(key)
+    if suit >= 0:
+        mask = (
+            _suit_mask(suit, c0) | _suit_mask(suit, c1) | _suit_mask(suit, c2) | _suit_mask(suit, c3)
+            | _suit_mask(suit, c4) | _suit_mask(suit, c5) | _suit_mask(suit, c6)
+        )
+        return FLUSH_VALUES[mask]
+    h = (key >> 16) * H7_MULTIPLIER
+    slot = ((h >> _H7_SLOT_SHIFT) & _H7_SLOT_MASK) ^ H7_DISPLACEMENT[(h >> _H7_BUCKET_SHIFT) & _H7_BUCKET_MASK]
+    return H7_VALUES[slot]
+
+
+@njit(cache=True)
+def _batch5(cards, out):
+    for i in range(cards.shape[0]):
+        out[i] = eval5_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4])
+
+
+@njit(cache=True)
+def _batch7(cards, out):
+    for i in range(cards.shape[0]):
+        out[i] = eval7_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4], cards[i, 5], cards[i, 6])
+
+
+@njit(cache=True, parallel=True)
+def _batch7_parallel(cards, out):
+    for i in prange(cards.shape[0]):
+        out[i] = eval7_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4], cards[i, 5], cards[i, 6])
+
+
+@njit(cache=True, parallel=True)
+def _batch5_parallel(cards, out):
+    for i in prange(cards.shape[0]):
+        out[i] = eval5_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4])
+
+
+# ---------------------------------------------------------------------------------------------
+# The Python API.
+# ---------------------------------------------------------------------------------------------
+
+
+def _checked_cards(cards: Sequence[int]) -> list[int]:
+    out = [int(c) for c in cards]
+    if len(out) not in (5, 7):
+        raise CardError(f"expected 5 or 7 cards, got {len(out)}: {out}")
+    for c in out:
+        if not 0 <= c < 52:
+            raise CardError(f"card code {c} is outside 0..51")
+    if len(set(out)) != len(out):
+        dup = next(c for c in out if out.count(c) > 1)
+        raise CardError(f"duplicate card code {dup} in {out}")
+    return out
+
+
+def rank_hand(cards: Sequence[int]) -> int:
+    """Value of a 5-card hand or of the best five of 7 cards; larger is better."""
+    c = _checked_cards(cards)
+    return int(eval5_nb(*c) if len(c) == 5 else eval7_nb(*c))
+
+
+def category_of(value: int) -> Category:
+    return Category(int(value) >> CATEGORY_SHIFT)
+
+
+def rank_batch(cards: np.ndarray, parallel: bool = False) -> np.ndarray:
+    """Values of N hands given as an (N, 5) or (N, 7) integer array of distinct cards 0..51.
+
+    Card ranges are checked (one vectorised pass); distinctness within a row is the caller's
+    promise (a row with a repeated card gets a meaningless value, never a crash).
+    """
+    arr = np.asarray(cards)
+    if arr.ndim != 2 or arr.shape[1] not in (5, 7):
+        raise CardError(f"expected an (N, 5) or (N, 7) array of cards, got shape {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise CardError(f"expected an integer array of cards, got dtype {arr.dtype}")
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= 52):
+        raise CardError(f"card codes must be in 0..51, got {int(arr.min())}..{int(arr.max())}")
+    arr = np.ascontiguousarray(arr)
+    out = np.empty(arr.shape[0], np.int32)
+    if arr.shape[1] == 5:
+        (_batch5_parallel if parallel else _batch5)(arr, out)
+    else:
+        (_batch7_parallel if parallel else _batch7)(arr, out)
+    return out
+
+
+def _display_order(five: Sequence[int]) -> list[int]:
+    """Order five cards as a player reads the hand: bigger groups first, high to low, wheel 5-high."""
+    ranks = [c >> 2 for c in five]
+    if sorted(ranks) == [0, 1, 2, 3, 12]:
+        return sorted(five, key=lambda c: ((c >> 2) + 1) % 13, reverse=True)
+    return sorted(five, key=lambda c: (ranks.count(c >> 2), c >> 2, c & 3), reverse=True)
+
+
+def best_five(cards7: Sequence[int]) -> list[int]:
+    """The five of 7 cards that make the hand's value (the first such five, in display order)."""
+    c = _checked_cards(cards7)
+    if len(c) == 5:
+        return _display_order(c)
+    target = eval7_nb(*c)
+    for five in itertools.combinations(c, 5):
+        if eval5_nb(*five) == target:
+            return _display_order(five)
+    raise AssertionError("no five of the seven cards reach the 7-card value")  # cannot happen
+
+
+def hand_class(value: int) -> int:
+    """Position of a value among the 7,462 distinct hands: 1 is a royal flush, 7462 is 7-5-4-3-2."""
+    i = int(np.searchsorted(CLASS_VALUES, int(value)))
+    if i == len(CLASS_VALUES) or CLASS_VALUES[i] != value:
+        raise ValueError(f"{value} is not a poker hand value")
+    return len(CLASS_VALUES) - i
+
+
+# Every distinct 5-card value, ascending: the flush table covers flushes and straight flushes,
+# the 5-card rank-multiset table everything else.
+CLASS_VALUES = np.unique(np.concatenate([FLUSH_VALUES[FLUSH_VALUES > 0], H5_VALUES[H5_VALUES > 0]]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exhaustive enumeration (tests, bench, and exact analyses).
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _all_five_card_hands():
+    out = np.empty((2598960, 5), np.uint8)
+    n = 0
+    for a in range(48):
+        for b in range(a + 1, 49):
+            for c in range(b + 1, 50):
+                for d in range(c + 1, 51):
+                    for e in range(d + 1, 52):
+                        out[n, 0] = a
+                        out[n, 1] = b
+                        out[n, 2] = c
+                        out[n, 3] = d
+                        out[n, 4] = e
+                        n += 1
+    return out
+
+
+def all_five_card_hands() -> np.ndarray:
+    """All C(52, 5) = 2,598,960 five-card hands as a (2598960, 5) uint8 array, lexicographic."""
+    return _all_five_card_hands()
+
+
+@njit(cache=True)
+def _seven_card_category_counts(first_cards):
+    """Category counts of every 7-card hand whose lowest card is in first_cards."""
+    counts = np.zeros(10, np.int64)
+    for a in first_cards:
+        for b in range(a + 1, 47):
+            for c in range(b + 1, 48):
+                for d in range(c + 1, 49):
+                    for e in range(d + 1, 50):
+                        for f in range(e + 1, 51):
+                            for g in range(f + 1, 52):
+                                counts[eval7_nb(a, b, c, d, e, f, g) >> 20] += 1
+    return counts
+
+
+def seven_card_category_counts() -> np.ndarray:
+    """Category counts over all C(52, 7) = 133,784,560 seven-card hands (index = Category)."""
+    return _seven_card_category_counts(np.arange(46, dtype=np.int64))
