@@ -1,0 +1,59 @@
+"""NIST SP 800-22 Rev. 1a: the 15 statistical tests for random bit sequences.
+
+Each test is a function ``test(bits, alpha=0.01, **parameters) -> TestResult`` with the document's
+default parameters; ``run_all`` runs the battery in the document's order. ``bits`` is a 1-D array
+of 0/1 (any integer or bool dtype), packed ``bytes`` (MSB first, see ``bits_from_bytes``) or a
+'0'/'1' string. A test the input is too short for, or whose precondition excludes it, returns a
+"not applicable" result, never a failure.
+
+Where the document's printed numbers and a correct computation differ, the default is the
+correct computation and a ``probabilities="nist"`` (or similar) option reproduces the printed
+figure; each function's docstring says which and why, and tests/test_sp800_22_examples.py shows both.
+"""
+
+from __future__ import annotations
+
+from certify.stats.result import TestResult
+
+from ._common import as_bits, bits_from_bytes
+from .basic import block_frequency, cumulative_sums, frequency, longest_run, runs
+from .excursions import random_excursions, random_excursions_variant
+from .matrix import linear_complexity, rank
+from .serial import approximate_entropy, serial
+from .spectral import fft
+from .templates import aperiodic_templates, non_overlapping_template, overlapping_template
+from .universal import universal
+
+# NIST name -> function, in the order of the issue / the reference code's report.
+TESTS = {
+    "Frequency": frequency,
+    "BlockFrequency": block_frequency,
+    "CumulativeSums": cumulative_sums,
+    "Runs": runs,
+    "LongestRun": longest_run,
+    "Rank": rank,
+    "FFT": fft,
+    "NonOverlappingTemplate": non_overlapping_template,
+    "OverlappingTemplate": overlapping_template,
+    "Universal": universal,
+    "ApproximateEntropy": approximate_entropy,
+    "RandomExcursions": random_excursions,
+    "RandomExcursionsVariant": random_excursions_variant,
+    "Serial": serial,
+    "LinearComplexity": linear_complexity,
+}
+TEST_NAMES = tuple(TESTS)
+
+
+def run_all(bits, alpha: float = 0.01, tests=None) -> list[TestResult]:
+    """Run the battery (all 15 tests, or the NIST names in ``tests``) with default parameters."""
+    x = as_bits(bits)
+    names = TEST_NAMES if tests is None else tuple(tests)
+    unknown = [t for t in names if t not in TESTS]
+    if unknown:
+        raise ValueError(f"unknown SP 800-22 test name(s) {unknown}; expected some of {list(TEST_NAMES)}")
+    return [TESTS[name](x, alpha) for name in names]
+
+
+__all__ = ["TESTS", "TEST_NAMES", "run_all", "as_bits", "bits_from_bytes", "aperiodic_templates",
+           *[f.__name__ for f in TESTS.values()]]

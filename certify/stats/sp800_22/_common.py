@@ -1,0 +1,119 @@
+"""Shared plumbing for the SP 800-22 tests: input coercion, p-value hygiene, result building."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+from scipy import special
+
+from certify.stats.result import TestResult
+
+BitsLike = "np.ndarray | bytes | bytearray | str | Sequence[int]"
+
+
+def bits_from_bytes(data: bytes | bytearray | memoryview) -> np.ndarray:
+    """Unpack bytes into bits, most significant bit of each byte first (NIST's convention)."""
+    return np.unpackbits(np.frombuffer(bytes(data), dtype=np.uint8))
+
+
+def as_bits(bits: Any) -> np.ndarray:
+    """Coerce the input into a contiguous 1-D uint8 array of 0/1.
+
+    Accepts a numpy array or sequence of 0/1 integers or booleans, packed ``bytes`` (unpacked MSB
+    first) and ``str`` of '0'/'1' characters (whitespace ignored, as in the document's examples).
+    """
+    if isinstance(bits, (bytes, bytearray, memoryview)):
+        return bits_from_bytes(bits)
+    if isinstance(bits, str):
+        text = "".join(bits.split())
+        arr = np.frombuffer(text.encode("ascii"), dtype=np.uint8) - ord("0")
+        bad = np.flatnonzero(arr > 1)
+        if bad.size:
+            raise ValueError(f"bit string: character {bad[0]} is {text[bad[0]]!r}, expected '0' or '1'")
+        return arr.astype(np.uint8)
+    arr = np.asarray(bits)
+    if arr.ndim != 1:
+        raise ValueError(f"bits: expected a 1-D array, got shape {arr.shape}")
+    if arr.dtype == np.bool_:
+        return arr.astype(np.uint8)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"bits: expected integers 0/1, got dtype {arr.dtype}")
+    bad = np.flatnonzero((arr != 0) & (arr != 1))
+    if bad.size:
+        raise ValueError(f"bits: element {bad[0]} is {arr[bad[0]]}, expected 0 or 1")
+    return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+def clean_p(p: float) -> float:
+    """Clip a p-value into [0, 1].
+
+    Cancellation in sums of normal CDFs (CumulativeSums) can leave a result a few ulps outside
+    the interval; some packages then report p > 1. A NaN means a defect upstream, so it raises.
+    """
+    p = float(p)
+    if np.isnan(p):
+        raise ArithmeticError("p-value is NaN")
+    return min(1.0, max(0.0, p))
+
+
+def igamc(a: float, x: float) -> float:
+    """Upper regularised incomplete gamma Q(a, x), the document's igamc."""
+    return clean_p(special.gammaincc(a, x))
+
+
+def erfc(x: float) -> float:
+    return clean_p(special.erfc(x))
+
+
+def result(name: str, n: int, alpha: float, pvalues: Iterable[float], statistic: float | None,
+           dof: float | None, looked_at: str, labels: Sequence[str] | None = None,
+           statistics: Sequence[float] | None = None, **details: Any) -> TestResult:
+    """Build a TestResult: passes when every p-value is >= alpha; ``pvalue`` is the smallest."""
+    ps = tuple(clean_p(p) for p in pvalues)
+    worst = int(np.argmin(ps))
+    if labels is not None:
+        details["labels"] = list(labels)
+    if statistics is not None:
+        details["statistics"] = [float(s) for s in statistics]
+        statistic = float(statistics[worst])
+    return TestResult(name=name, statistic=None if statistic is None else float(statistic),
+                      pvalue=ps[worst], alpha=alpha, passed=all(p >= alpha for p in ps), n=int(n),
+                      dof=None if dof is None else float(dof), pvalues=ps, looked_at=looked_at,
+                      details=_plain(details))
+
+
+def not_applicable(name: str, n: int, alpha: float, reason: str, **details: Any) -> TestResult:
+    return TestResult.not_applicable(name, int(n), alpha, reason, **_plain(details))
+
+
+def _plain(obj: Any) -> Any:
+    """numpy scalars/arrays -> plain Python, so details are JSON-able."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    return obj
+
+
+def sliding_codes(bits: np.ndarray, m: int, wrap: bool = False) -> np.ndarray:
+    """Integer value of every m-bit window (first bit most significant).
+
+    With ``wrap`` the sequence is extended by its first m-1 bits, giving n windows (Serial,
+    ApproximateEntropy); otherwise n-m+1 windows.
+    """
+    n = bits.size
+    ext = np.concatenate([bits, bits[: m - 1]]) if wrap else bits
+    count = n if wrap else n - m + 1
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
+    dtype = np.int32 if m < 31 else np.int64
+    codes = np.zeros(count, dtype=dtype)
+    for j in range(m):
+        codes <<= 1
+        codes |= ext[j:j + count]
+    return codes

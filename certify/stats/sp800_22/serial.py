@@ -1,0 +1,61 @@
+"""Sections 2.11 and 2.12: Serial and ApproximateEntropy (overlapping m-bit patterns, wrapped)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._common import as_bits, igamc, not_applicable, result, sliding_codes
+
+
+def pattern_counts(x: np.ndarray, m: int) -> np.ndarray:
+    """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1 bits."""
+    if m <= 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.bincount(sliding_codes(x, m, wrap=True), minlength=1 << m).astype(np.int64)
+
+
+def _psi2(x: np.ndarray, m: int) -> float:
+    if m <= 0:
+        return 0.0
+    v = pattern_counts(x, m)
+    n = x.size
+    # int64 sum of squares: exact (a float sum loses digits, an int32 one overflows for n > 46341)
+    return (2 ** m / n) * float(np.dot(v, v)) - n
+
+
+def serial(bits, alpha: float = 0.01, *, m: int = 16, enforce_minimums: bool = True):
+    """2.11 Serial test: two p-values (del psi^2_m and del^2 psi^2_m). Needs m < floor(log2 n) - 2."""
+    x = as_bits(bits)
+    n = x.size
+    if m < 2 or n < 2 or (enforce_minimums and m >= int(math.floor(math.log2(n))) - 2):
+        return not_applicable("Serial", n, alpha, f"m = {m} needs m >= 2 and m < floor(log2 n) - 2 (n = {n})")
+    psi_m, psi_m1, psi_m2 = _psi2(x, m), _psi2(x, m - 1), _psi2(x, m - 2)
+    del1 = psi_m - psi_m1
+    del2 = psi_m - 2 * psi_m1 + psi_m2
+    ps = [igamc(2 ** (m - 2), del1 / 2), igamc(2 ** (m - 3), del2 / 2)]
+    return result("Serial", n, alpha, ps, None, None,
+                  f"frequencies of overlapping {m}-, {m - 1}- and {m - 2}-bit patterns",
+                  labels=["del psi^2", "del^2 psi^2"], statistics=[del1, del2], m=m,
+                  psi2=[psi_m, psi_m1, psi_m2])
+
+
+def _phi(x: np.ndarray, m: int) -> float:
+    if m <= 0:
+        return 0.0
+    c = pattern_counts(x, m)
+    c = c[c > 0] / x.size
+    return float(np.sum(c * np.log(c)))
+
+
+def approximate_entropy(bits, alpha: float = 0.01, *, m: int = 10, enforce_minimums: bool = True):
+    """2.12 Approximate entropy. Needs m < floor(log2 n) - 5."""
+    x = as_bits(bits)
+    n = x.size
+    if m < 1 or n < 2 or (enforce_minimums and m >= int(math.floor(math.log2(n))) - 5):
+        return not_applicable("ApproximateEntropy", n, alpha, f"m = {m} needs m < floor(log2 n) - 5 (n = {n})")
+    apen = _phi(x, m) - _phi(x, m + 1)
+    chi2 = 2 * n * (math.log(2) - apen)
+    return result("ApproximateEntropy", n, alpha, [igamc(2 ** (m - 1), chi2 / 2)], chi2, 2 ** m,
+                  f"entropy of overlapping {m}- and {m + 1}-bit patterns", m=m, ApEn=apen)
