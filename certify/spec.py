@@ -36,14 +36,17 @@ Family specifics:
   stud: ante_pays (odds vs a qualifying dealer), bet (multiple_of_ante, pays),
       dealer (qualifies: HandThreshold, up_card_index), non_qualifying_dealer (ante odds, bet
       push), progressive (optional: wager amount, pays with meter_percent / amount / lose,
-      royal_split, meter_reset, meter_advance, coin_in_lockout), dead_hand, misdeal.
+      royal_split, meter_reset, meter_advance, coin_in_lockout,
+      paid_on_fold; an award is paid on top of the wager, which is collected: net = award - wager), dead_hand, misdeal.
   mulligan: raise_ (YAML ``raise``: multiple_of_ante), pays (Ante and Raise table), dealer
       (stands_on: HandThreshold, otherwise redraw ``redraw_cards``), player_redraw_cards,
       bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
-      player_beats_or_ties_dealer; lost_on_mulligan).
+      player_beats_or_ties_dealer; lost_on_mulligan), wrong_card_count ("void_round": a wrong
+      number of cards to anyone voids the round and returns every wager).
   holdem_bonus: flop / turn / river (multiple_of_ante, optional), win_pays (odds of winning
       Flop/Turn/River bets), ante (pays_at_least: category, odds, otherwise "push"),
-      bonus (pays keyed by ``HOLE_KEYS``, hand: hole_cards, paid_on_fold).
+      bonus (pays keyed by ``HOLE_KEYS``, hand: hole_cards, paid_on_fold), wrong_card_count
+      ("void_round", seed 001: "any malfunction in the game voids all bets and payouts").
 """
 
 from __future__ import annotations
@@ -347,6 +350,7 @@ class Progressive(Model):
     meter_advance: Money | None = Field(
         default=None, description="amount the meter advances per wager (operator setting; for the return figure)")
     coin_in_lockout: bool = True
+    paid_on_fold: bool = False
 
     @model_validator(mode="after")
     def _royal_pays(self) -> "Progressive":
@@ -424,6 +428,7 @@ class MulliganSpec(SpecBase):
     pays: PayTable
     dealer: MulliganDealer
     player_redraw_cards: Literal[5] = 5
+    wrong_card_count: Literal["void_round"] = "void_round"
     bonus: MulliganBonus
     strategy: MulliganStrategy
 
@@ -495,6 +500,7 @@ class HoldemBonusSpec(SpecBase):
     turn: StreetBet
     river: StreetBet
     win_pays: Odds
+    wrong_card_count: Literal["void_round"] = "void_round"
     ante: HoldemAnteRule
     bonus: HoldemBonusSide
     strategy: HoldemStrategy

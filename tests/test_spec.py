@@ -80,11 +80,11 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
 
 @pytest.mark.parametrize("name,old,new,expected", [
     ("caribbean_stud", "  multiple_of_ante: 2", "  multiple_of_ante: 0",
-     ":31: bet.multiple_of_ante: expected a multiple > 0, got 0"),
+     ":{line}: bet.multiple_of_ante: expected a multiple > 0, got 0"),
     ("casino_stud", "    two_pair: 2\n", "",
      ": bet.pays.two_pair: required field is missing"),
     ("casino_stud", "hand_size: 5\n", "hand_size: 5\nhouse_rules: 1\n",
-     ":20: house_rules: unknown field"),
+     ":{line}: house_rules: unknown field"),
     ("casino_stud", "seats: 1", "seats: one", ": seats: Input should be a valid integer"),
     ("five_card_mulligan", "ties: push", "ties: [push",
      "invalid YAML at line 26, column 6"),
@@ -108,6 +108,8 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
 ])
 def test_bad_spec_names_file_field_and_expectation(tmp_path, name, old, new, expected):
     path = _broken(tmp_path, name, old, new)
+    text = path.read_text()
+    expected = expected.replace("{line}", str(text[: text.index(new.strip().splitlines()[-1] if new.strip() else old)].count("\n") + 1))
     with pytest.raises(SpecError) as err:
         load_spec(path)
     message = str(err.value)
