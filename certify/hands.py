@@ -332,13 +332,9 @@ def eval5_nb(c0, c1, c2, c3, c4):
     return H5_VALUES[slot]
 
 
-@njit(cache=True)
-def eval7_nb(c0, c1, c2, c3, c4, c5, c6):
-    """Value of the best five of 7 cards (distinct cards 0..51, unchecked)."""
-    key = (
-        CARD_KEYS[c0] + CARD_KEYS[c1] + CARD_KEYS[c2] + CARD_KEYS[c3]
-        + CARD_KEYS[c4] + CARD_KEYS[c5] + CARD_KEYS[c6]
-    )
+@njit(cache=True, inline="always")
+def _value7(key, c0, c1, c2, c3, c4, c5, c6):
+    """Value of 7 cards given the sum of their CARD_KEYS."""
     suit = _flush_suit(key)
     if suit >= 0:
         mask = (
@@ -349,6 +345,16 @@ def eval7_nb(c0, c1, c2, c3, c4, c5, c6):
     h = (key >> 16) * H7_MULTIPLIER
     slot = ((h >> _H7_SLOT_SHIFT) & _H7_SLOT_MASK) ^ H7_DISPLACEMENT[(h >> _H7_BUCKET_SHIFT) & _H7_BUCKET_MASK]
     return H7_VALUES[slot]
+
+
+@njit(cache=True)
+def eval7_nb(c0, c1, c2, c3, c4, c5, c6):
+    """Value of the best five of 7 cards (distinct cards 0..51, unchecked)."""
+    key = (
+        CARD_KEYS[c0] + CARD_KEYS[c1] + CARD_KEYS[c2] + CARD_KEYS[c3]
+        + CARD_KEYS[c4] + CARD_KEYS[c5] + CARD_KEYS[c6]
+    )
+    return _value7(key, c0, c1, c2, c3, c4, c5, c6)
 
 
 @njit(cache=True)
@@ -488,16 +494,25 @@ def all_five_card_hands() -> np.ndarray:
 
 @njit(cache=True)
 def _seven_card_category_counts(first_cards):
-    """Category counts of every 7-card hand whose lowest card is in first_cards."""
+    """Category counts of every 7-card hand whose lowest card is in first_cards.
+
+    The key sums are carried down the loops, so the innermost step is one add and one lookup.
+    """
     counts = np.zeros(10, np.int64)
+    k = CARD_KEYS
     for a in first_cards:
         for b in range(a + 1, 47):
+            kb = k[a] + k[b]
             for c in range(b + 1, 48):
+                kc = kb + k[c]
                 for d in range(c + 1, 49):
+                    kd = kc + k[d]
                     for e in range(d + 1, 50):
+                        ke = kd + k[e]
                         for f in range(e + 1, 51):
+                            kf = ke + k[f]
                             for g in range(f + 1, 52):
-                                counts[eval7_nb(a, b, c, d, e, f, g) >> 20] += 1
+                                counts[_value7(kf + k[g], a, b, c, d, e, f, g) >> 20] += 1
     return counts
 
 
