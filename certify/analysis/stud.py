@@ -1,0 +1,510 @@
+"""Caribbean Stud and Casino Stud, exact: every player hand against every dealer up card.
+
+The cycle is C(52,5) player hands x 47 up cards x C(46,4) dealer hole cards
+= 19,933,230,517,200 deals. It is counted, not enumerated:
+
+1. Suit isomorphism: the 2,598,960 player hands fall into 134,459 classes under the 24 suit
+   permutations; one representative per class, weighted by the class size.
+2. For a player hand P and an up card u, the dealer hands to count are the 5-card hands that hold
+   u and none of P's cards. With N(S, t) = the number of 5-card hands holding every card of S and
+   worth less than t, inclusion-exclusion over P gives
+
+       #{dealer hands < t} = sum over A subset of P of (-1)^|A| N({u} + A, t)
+
+   and N comes from tables built once over all 2,598,960 hands in value order: prefix counts for
+   one and two cards, sorted value lists for three cards (1,176 hands each) and four (48), and the
+   hand itself for five. Three thresholds per (P, u): the qualifying hand, P's value, and P's
+   value + 1, split the 163,185 dealer hands into: does not qualify / qualifies and loses / ties /
+   wins.
+3. The decision uses those counts: bet when the Bet's expectation beats the fold's -1 Ante
+   (optimal), or the spec's threshold strategy; the counts do not depend on the strategy.
+
+Hand values are dense ranks 0..7461 (``frequencies.class_values``) so the tables index by them.
+Every pay, the Bet size and the qualifying hand come from ``stud_rules(spec)``, the one place the
+spec is read; amounts are exact ``Fraction``s and combination counts Python ints.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from math import comb, lcm
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from certify import hands
+from certify.analysis.frequencies import class_values, five_card_category_counts, threshold_value
+from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
+from certify.cards import RANK_NAMES
+
+N_CARDS = 52
+DEALER_HOLE = comb(46, 4)  # 163,185 dealer hands for a given player hand and up card
+CYCLE = comb(52, 5) * 47 * DEALER_HOLE
+
+# binomial coefficients C(n, k) for n < 53, k < 7: the colex index of a sorted card set
+# s0 < s1 < ... is sum C(s_i, i + 1), dense in [0, C(52, k)).
+_BINOM = np.array([[comb(n, k) for k in range(7)] for n in range(53)], dtype=np.int64)
+_SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(4))), dtype=np.int64)
+
+
+# ----------------------------------------------------------------------------------------------
+# The rules: the spec is read here and nowhere else in this module.
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StudRules:
+    bet_multiple: Fraction  # the Bet, in Antes
+    ante_win: Fraction  # Ante odds when the player beats a qualifying dealer
+    bet_odds: tuple[Fraction | None, ...]  # Bet odds by player category (None: the Bet loses)
+    no_qualify_ante: Fraction  # Ante odds when the dealer does not qualify (the Bet pushes)
+    qualify_value: int  # smallest dealer hand value that qualifies
+    threshold_value: int | None  # spec strategy: bet with this value or better (None: optimal)
+    threshold_text: str
+    progressive: Any  # the spec's progressive section, or None
+
+    # Net results per Ante for each way a round can end (the return table's pays).
+    @property
+    def fold(self) -> Fraction:
+        return Fraction(-1)
+
+    @property
+    def no_qualify(self) -> Fraction:
+        return self.no_qualify_ante
+
+    def win(self, category: int) -> Fraction:
+        odds = self.bet_odds[category]
+        return self.ante_win + (self.bet_multiple * odds if odds is not None else -self.bet_multiple)
+
+    @property
+    def tie(self) -> Fraction:
+        return Fraction(0)
+
+    @property
+    def lose(self) -> Fraction:
+        return -(1 + self.bet_multiple)
+
+    @property
+    def wagered_after_bet(self) -> Fraction:
+        return 1 + self.bet_multiple
+
+
+def _fraction(x: Any) -> Fraction:
+    return Fraction(str(x))
+
+
+def stud_rules(spec: Any) -> StudRules:
+    if getattr(spec, "family", None) != "stud":
+        raise ParError(f"{getattr(spec, 'name', spec)!r} is not a stud game spec")
+    strategy = spec.strategy
+    threshold = strategy.bet_at_least if strategy.name == "threshold" else None
+    return StudRules(
+        bet_multiple=_fraction(spec.bet.multiple_of_ante),
+        ante_win=_fraction(spec.ante_pays),
+        bet_odds=tuple(None if o is None else _fraction(o) for o in spec.bet.pays.as_list()),
+        no_qualify_ante=_fraction(spec.non_qualifying_dealer.ante_pays),
+        qualify_value=threshold_value(spec.dealer.qualifies),
+        threshold_value=None if threshold is None else threshold_value(threshold),
+        threshold_text="" if threshold is None else _threshold_text(threshold),
+        progressive=spec.progressive,
+    )
+
+
+def _threshold_text(threshold: Any) -> str:
+    ranks = "-".join(RANK_NAMES[r] for r in threshold.ranks)
+    return f"{threshold.category.replace('_', ' ')} {ranks}".strip()
+
+
+# ----------------------------------------------------------------------------------------------
+# Counting tables over all five-card hands (colex order).
+# ----------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _colex_hands():
+    out = np.empty((2598960, 5), np.int64)
+    n = 0
+    for e in range(4, 52):
+        for d in range(3, e):
+            for c in range(2, d):
+                for b in range(1, c):
+                    for a in range(b):
+                        out[n, 0] = a
+                        out[n, 1] = b
+                        out[n, 2] = c
+                        out[n, 3] = d
+                        out[n, 4] = e
+                        n += 1
+    return out
+
+
+@njit(cache=True, inline="always")
+def _index2(a, b, binom):
+    if a > b:
+        a, b = b, a
+    return binom[a, 1] + binom[b, 2]
+
+
+@njit(cache=True)
+def _build_tables(hands5, dense, n_values):
+    """Prefix counts (1 and 2 cards), sorted value lists (3 and 4 cards), value per hand (5)."""
+    binom = _BINOM
+    order = np.argsort(dense, kind="mergesort")
+    hist1 = np.zeros((52, n_values + 1), np.int32)
+    hist2 = np.zeros((1326, n_values + 1), np.int32)
+    sorted3 = np.empty((22100, 1176), np.int16)
+    sorted4 = np.empty((270725, 48), np.int16)
+    fill3 = np.zeros(22100, np.int64)
+    fill4 = np.zeros(270725, np.int64)
+    for j in range(order.shape[0]):
+        h = order[j]
+        v = dense[h]
+        c = hands5[h]
+        for i in range(5):
+            hist1[c[i], v + 1] += 1
+            for k in range(i + 1, 5):
+                hist2[binom[c[i], 1] + binom[c[k], 2], v + 1] += 1
+                for m in range(k + 1, 5):
+                    t = binom[c[i], 1] + binom[c[k], 2] + binom[c[m], 3]
+                    sorted3[t, fill3[t]] = v
+                    fill3[t] += 1
+                    for n in range(m + 1, 5):
+                        q = t + binom[c[n], 4]
+                        sorted4[q, fill4[q]] = v
+                        fill4[q] += 1
+    for r in range(52):
+        for v in range(n_values):
+            hist1[r, v + 1] += hist1[r, v]
+    for r in range(1326):
+        for v in range(n_values):
+            hist2[r, v + 1] += hist2[r, v]
+    return hist1, hist2, sorted3, sorted4
+
+
+@njit(cache=True, inline="always")
+def _count_below(row, t):
+    """Number of entries < t in a sorted row (lower bound)."""
+    lo = 0
+    hi = row.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _dealer_counts_below(u, p, thresholds, out, binom, prefix1, prefix2, sorted3, sorted4, dense5):
+    """out[j] = dealer hands holding u and no card of p, worth less than thresholds[j]."""
+    nt = thresholds.shape[0]
+    for j in range(nt):
+        out[j] = prefix1[u, thresholds[j]]
+    s = np.empty(6, np.int64)
+    for mask in range(1, 31 + 1):
+        k = 0
+        for i in range(5):
+            if (mask >> i) & 1:
+                k += 1
+        if k == 5:
+            continue  # six cards: no five-card hand holds them
+        # the sorted set {u} + the chosen cards of p (p is sorted)
+        n = 0
+        placed = False
+        for i in range(5):
+            if (mask >> i) & 1:
+                if not placed and u < p[i]:
+                    s[n] = u
+                    n += 1
+                    placed = True
+                s[n] = p[i]
+                n += 1
+        if not placed:
+            s[n] = u
+            n += 1
+        idx = 0
+        for i in range(n):
+            idx += binom[s[i], i + 1]
+        sign = -1 if k % 2 == 1 else 1
+        for j in range(nt):
+            t = thresholds[j]
+            if n == 2:
+                c = prefix2[idx, t]
+            elif n == 3:
+                c = _count_below(sorted3[idx], t)
+            elif n == 4:
+                c = _count_below(sorted4[idx], t)
+            else:
+                c = 1 if dense5[idx] < t else 0
+            out[j] += sign * c
+
+
+@njit(cache=True, parallel=True)
+def _all_dealer_counts(reps, rep_values, qualify, binom, prefix1, prefix2, sorted3, sorted4, dense5):
+    """For each class representative and up card: (does not qualify, player wins, tie) counts.
+
+    Rows of up cards the player holds stay -1.
+    """
+    n = reps.shape[0]
+    out = np.full((n, 52, 3), -1, np.int32)
+    for ci in prange(n):
+        p = reps[ci]
+        v = rep_values[ci]
+        thresholds = np.array([qualify, v, v + 1], np.int64)
+        below = np.empty(3, np.int64)
+        for u in range(52):
+            if u == p[0] or u == p[1] or u == p[2] or u == p[3] or u == p[4]:
+                continue
+            _dealer_counts_below(u, p, thresholds, below, binom, prefix1, prefix2, sorted3,
+                                 sorted4, dense5)
+            no_qualify = below[0]
+            win = 0
+            tie = 0
+            if v >= qualify:  # a qualifying dealer below v loses, equal to v ties
+                win = below[1] - below[0]
+                tie = below[2] - below[1]
+            out[ci, u, 0] = no_qualify
+            out[ci, u, 1] = win
+            out[ci, u, 2] = tie
+    return out
+
+
+@njit(cache=True)
+def _canonical_index(hands5, binom, perms):
+    """Smallest colex index of each hand over the 24 suit permutations."""
+    n = hands5.shape[0]
+    out = np.empty(n, np.int64)
+    s = np.empty(5, np.int64)
+    for h in range(n):
+        best = 1 << 62
+        for pi in range(perms.shape[0]):
+            for i in range(5):
+                c = hands5[h, i]
+                s[i] = 4 * (c >> 2) + perms[pi, c & 3]
+            s.sort()
+            idx = 0
+            for i in range(5):
+                idx += binom[s[i], i + 1]
+            if idx < best:
+                best = idx
+        out[h] = best
+    return out
+
+
+@dataclass(frozen=True)
+class _Tables:
+    hands5: np.ndarray  # (2598960, 5) colex order
+    dense5: np.ndarray  # dense value 0..7461 of each hand
+    prefix1: np.ndarray
+    prefix2: np.ndarray
+    sorted3: np.ndarray
+    sorted4: np.ndarray
+    reps: np.ndarray  # (n_classes, 5) class representatives (sorted cards)
+    weights: np.ndarray  # class sizes
+
+
+@lru_cache(maxsize=1)
+def _tables() -> _Tables:
+    hands5 = _colex_hands()
+    values = hands.rank_batch(hands5)
+    dense5 = np.searchsorted(class_values(), values).astype(np.int16)
+    prefix1, prefix2, sorted3, sorted4 = _build_tables(hands5, dense5.astype(np.int64),
+                                                       len(class_values()))
+    canonical = _canonical_index(hands5, _BINOM, _SUIT_PERMUTATIONS)
+    class_index, weights = np.unique(canonical, return_counts=True)
+    return _Tables(hands5, dense5, prefix1, prefix2, sorted3, sorted4,
+                   np.ascontiguousarray(hands5[class_index]), weights.astype(np.int64))
+
+
+def dense_value(value: int) -> int:
+    """The dense rank (0..7461) of a 5-card hand value."""
+    i = int(np.searchsorted(class_values(), value))
+    if i == len(class_values()) or class_values()[i] != value:
+        raise ParError(f"{value} is not a 5-card hand value")
+    return i
+
+
+@dataclass(frozen=True)
+class DealerCounts:
+    """Per class representative and up card: dealer hands that do not qualify / lose / tie.
+
+    ``counts[ci, u]`` = (no_qualify, player_wins, tie) out of ``DEALER_HOLE``; -1 for an up card
+    the player holds. The counts depend on the cards and the qualifying hand only.
+    """
+
+    reps: np.ndarray
+    weights: np.ndarray
+    values: np.ndarray  # dense value of each representative
+    counts: np.ndarray
+
+
+def dealer_counts(qualify_value: int, reps: np.ndarray | None = None,
+                  weights: np.ndarray | None = None) -> DealerCounts:
+    """Count dealer outcomes for every player class (or for the given player hands) and up card."""
+    t = _tables()
+    if reps is None:
+        reps, weights = t.reps, t.weights
+    reps = np.ascontiguousarray(np.sort(np.asarray(reps, dtype=np.int64), axis=1))
+    if weights is None:
+        weights = np.ones(len(reps), np.int64)
+    values = np.searchsorted(class_values(), hands.rank_batch(reps)).astype(np.int64)
+    counts = _all_dealer_counts(reps, values, dense_value(qualify_value), _BINOM, t.prefix1,
+                                t.prefix2, t.sorted3, t.sorted4, t.dense5)
+    return DealerCounts(reps, np.asarray(weights, np.int64), values, counts)
+
+
+# ----------------------------------------------------------------------------------------------
+# From counts to return tables.
+# ----------------------------------------------------------------------------------------------
+def _scaled(amounts: list[Fraction]) -> tuple[list[int], int]:
+    """Integers proportional to ``amounts`` (common denominator), for exact int64 comparisons."""
+    den = lcm(*(a.denominator for a in amounts))
+    return [int(a * den) for a in amounts], den
+
+
+def _decisions(rules: StudRules, dc: DealerCounts, categories: np.ndarray, optimal: bool) -> np.ndarray:
+    """Bool (n_classes, 52): bet? Optimal: bet when E[Bet] > E[fold]; else the spec's threshold."""
+    valid = dc.counts[:, :, 0] >= 0
+    if not optimal:
+        bet_values = class_values()[dc.values] >= rules.threshold_value
+        return valid & bet_values[:, None]
+    win_pays = [rules.win(c) for c in range(len(hands.Category))]
+    scaled, _ = _scaled([rules.fold, rules.no_qualify, rules.tie, rules.lose] + win_pays)
+    fold, no_qualify, tie, lose = scaled[:4]
+    win = np.array(scaled[4:], np.int64)[categories][:, None]
+    nq = dc.counts[:, :, 0].astype(np.int64)
+    wins = dc.counts[:, :, 1].astype(np.int64)
+    ties = dc.counts[:, :, 2].astype(np.int64)
+    loses = DEALER_HOLE - nq - wins - ties
+    ev_bet = nq * no_qualify + wins * win + ties * tie + loses * lose
+    return valid & (ev_bet > fold * DEALER_HOLE)
+
+
+def _main_table(rules: StudRules, dc: DealerCounts, categories: np.ndarray, bet: np.ndarray,
+                name: str, strategy: str, strategy_table: list, chart: list) -> WagerSheet:
+    w = dc.weights[:, None]
+    valid = dc.counts[:, :, 0] >= 0
+    folded = valid & ~bet
+    nq = np.where(bet, dc.counts[:, :, 0], 0).astype(np.int64) * w
+    wins = np.where(bet, dc.counts[:, :, 1], 0).astype(np.int64) * w
+    ties = np.where(bet, dc.counts[:, :, 2], 0).astype(np.int64) * w
+    bets = bet.astype(np.int64) * w * DEALER_HOLE
+    fold_combos = int((folded.astype(np.int64) * w).sum()) * DEALER_HOLE
+    total_nq, total_tie = int(nq.sum()), int(ties.sum())
+    win_by_category = [int(wins[categories == c].sum()) for c in range(len(hands.Category))]
+    total_lose = int(bets.sum()) - total_nq - total_tie - sum(win_by_category)
+    after = rules.wagered_after_bet
+    events = [("fold", rules.fold, fold_combos, 1),
+              ("dealer does not qualify", rules.no_qualify, total_nq, after)]
+    events += [(f"win with {hands.CATEGORY_NAMES[c]}", rules.win(c), win_by_category[c], after)
+               for c in range(len(hands.Category))]
+    events += [("tie", rules.tie, total_tie, after), ("lose", rules.lose, total_lose, after)]
+    sheet = WagerSheet.from_combinations(name, events, strategy=strategy,
+                                         strategy_table=strategy_table, strategy_chart=chart)
+    if dc.reps.shape[0] == len(_tables().reps) and sheet.cycle != CYCLE:
+        raise ParError(f"stud cycle {sheet.cycle} != {CYCLE}: the counting is wrong")
+    return sheet
+
+
+def _rank_pattern(reps: np.ndarray) -> np.ndarray:
+    """Each hand's ranks, high to low, as a string such as 'A K J 8 3'."""
+    ranks = -np.sort(-(reps >> 2), axis=1)
+    return np.array([" ".join(RANK_NAMES[r] for r in row) for row in ranks])
+
+
+def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray) -> tuple[list, list]:
+    """The strategy the computation derived: per category, and per (hand ranks, up card rank) for
+    every category where the decision is not the same for all hands."""
+    w = dc.weights[:, None]
+    valid = dc.counts[:, :, 0] >= 0
+    bet_w = bet.astype(np.int64) * w
+    all_w = valid.astype(np.int64) * w
+    table: list[dict[str, Any]] = []
+    chart: list[str] = []
+    mixed: list[int] = []
+    for c in range(len(hands.Category)):
+        sel = categories == c
+        b, n = int(bet_w[sel].sum()), int(all_w[sel].sum())
+        table.append({"category": hands.CATEGORY_NAMES[c], "bet": b, "combinations": n})
+        chart.append(f"  {hands.CATEGORY_NAMES[c]:<15} bet {b:>12,} of {n:>12,} (hand, up card) pairs")
+        if 0 < b < n:
+            mixed.append(c)
+    if not mixed:
+        return table, chart
+    chart.append("  hand ranks, then the decision by the dealer's up card "
+                 "(B bet always, . fold always, ~ depends on suits):")
+    chart.append("  " + " " * 15 + " ".join(RANK_NAMES[r].rjust(2) for r in range(13)))
+    up_rank = np.arange(52) >> 2
+    patterns = _rank_pattern(dc.reps)
+    for c in mixed:
+        sel = np.nonzero(categories == c)[0]
+        by_rank_bet = np.stack([bet_w[sel][:, up_rank == r].sum(axis=1) for r in range(13)], axis=1)
+        by_rank_all = np.stack([all_w[sel][:, up_rank == r].sum(axis=1) for r in range(13)], axis=1)
+        for pattern in sorted(set(patterns[sel]), key=lambda s: [RANK_NAMES.index(x) for x in s.split()],
+                              reverse=True):
+            rows = patterns[sel] == pattern
+            b = by_rank_bet[rows].sum(axis=0)
+            n = by_rank_all[rows].sum(axis=0)
+            if b.sum() == 0 or b.sum() == n.sum():
+                continue  # uniform: covered by the per-category line
+            marks = ["B" if bi == ni else "." if bi == 0 else "~" for bi, ni in zip(b, n)]
+            chart.append(f"  {pattern:<15}" + " ".join(m.rjust(2) for m in marks))
+            for r in range(13):
+                if n[r]:
+                    table.append({"category": hands.CATEGORY_NAMES[c], "hand": pattern,
+                                  "up_card": RANK_NAMES[r], "bet": int(b[r]), "combinations": int(n[r])})
+    return table, chart
+
+
+def _progressive_sheet(rules: StudRules) -> WagerSheet | None:
+    prog = rules.progressive
+    if prog is None:
+        return None
+    wager = _fraction(prog.wager)
+    meter = _fraction(prog.meter_reset)
+    counts = five_card_category_counts()
+    events, paid = [], 0
+    for c in sorted(hands.Category, reverse=True):
+        entry = prog.pays.entry(c)
+        if entry is None:
+            continue
+        share = Fraction(0) if entry.meter_percent is None else _fraction(entry.meter_percent) / 100 / wager
+        fixed = Fraction(0) if entry.amount is None else _fraction(entry.amount) / wager
+        events.append(ReturnRow(event=hands.CATEGORY_NAMES[c], pays=fixed - 1 + share * meter,
+                                probability=Fraction(counts[c], comb(52, 5)), combinations=counts[c],
+                                meter_share=share))
+        paid += counts[c]
+    events.append(ReturnRow(event="no win", pays=Fraction(-1), combinations=comb(52, 5) - paid,
+                            probability=Fraction(comb(52, 5) - paid, comb(52, 5))))
+    return WagerSheet(name="progressive", rows=tuple(events), exact=True, meter=meter,
+                      strategy="none (paid on the player's five cards)",
+                      notes=(f"figures at the reset meter {meter}; amounts in units of the "
+                             f"{wager} wager; several royals in one round share the award "
+                             "(not modelled: one player)",))
+
+
+def stud_par_sheet(spec: Any) -> ParSheet:
+    rules = stud_rules(spec)
+    dc = dealer_counts(rules.qualify_value)
+    categories = (class_values()[dc.values] >> hands.CATEGORY_SHIFT).astype(np.int64)
+    optimal = _decisions(rules, dc, categories, optimal=True)
+    table, chart = _strategy_summary(dc, categories, optimal)
+    wagers = [_main_table(rules, dc, categories, optimal, "main game",
+                          "optimal: bet when the Bet's expectation beats folding (-1 Ante), "
+                          "given the player's five cards and the dealer's up card", table, chart)]
+    if rules.threshold_value is not None:
+        spec_bet = _decisions(rules, dc, categories, optimal=False)
+        wagers.append(_main_table(rules, dc, categories, spec_bet, "main game (spec strategy)",
+                                  f"the spec's: bet with {rules.threshold_text} or better, else fold",
+                                  _strategy_summary(dc, categories, spec_bet)[0], []))
+    progressive = _progressive_sheet(rules)
+    if progressive is not None:
+        wagers.append(progressive)
+    from certify.analysis.frequencies import frequency_sets
+
+    return ParSheet(game=spec.title, spec=spec.name, family="stud", wagers=tuple(wagers),
+                    frequencies=frequency_sets(spec))
+
+
+par_sheet = stud_par_sheet
