@@ -64,7 +64,6 @@ CATEGORY_NAMES = (
 
 CATEGORY_SHIFT = 20
 N_RANKS = 13
-N_CLASSES_5 = 7462  # distinct 5-card hand values: checked by the tests, not used to compute
 
 # ---------------------------------------------------------------------------------------------
 # The value of a set of ranks: the readable rules, used once to fill the tables.
