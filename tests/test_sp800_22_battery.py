@@ -1,0 +1,282 @@
+"""SP 800-22 battery: interface, input handling, numerical pitfalls, fair-source pass and the
+negative controls (every one of the 15 tests catches a known-bad source at n = 10^6)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+from certify.stats import sp800_22 as nist
+from certify.stats.sp800_22.basic import cusum_pvalue
+from certify.stats.sp800_22.serial import pattern_counts
+
+N = 1_000_000
+MULTI = {"CumulativeSums": 2, "NonOverlappingTemplate": 148, "RandomExcursions": 8,
+         "RandomExcursionsVariant": 18, "Serial": 2}
+
+
+def fair_bits(seed: int = 9, n: int = N) -> np.ndarray:
+    """Certified-quality fixed-seed source: our CTR_DRBG (AES-256) with fixed seed material."""
+    drbg_module = pytest.importorskip("rng.drbg")
+    drbg = drbg_module.CtrDrbg(entropy_input=seed.to_bytes(32, "big"), nonce=bytes(16),
+                               personalization_string=b"sp800-22 fair control")
+    return drbg.random_bits(n)
+
+
+# ------------------------------------------------------------------ known-bad sources (seeded)
+
+def _pcg(seed):
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def biased(seed=1, p=0.51):
+    """Each bit is 1 with probability 0.51."""
+    return (_pcg(seed).random(N) < p).astype(np.uint8)
+
+
+def sticky(seed=1, repeat=0.45):
+    """Balanced, but each bit repeats the previous one with probability 0.45 (not 0.5)."""
+    g = _pcg(seed)
+    flips = (g.random(N) >= repeat).astype(np.uint8)
+    return (np.cumsum(flips) & 1).astype(np.uint8)
+
+
+def drifting(seed=1, M=128, d=0.05):
+    """Balanced overall; alternate 128-bit blocks lean to 1 (p = .55) and to 0 (p = .45)."""
+    p = 0.5 + d * np.where(np.arange(N) // M % 2 == 0, 1, -1)
+    return (_pcg(seed).random(N) < p).astype(np.uint8)
+
+
+def planted_template(seed=1, template="000000001", every=1024):
+    """Fair bits with the template written every 1024 bits."""
+    x = _pcg(seed).integers(0, 2, N, dtype=np.uint8)
+    t = nist.as_bits(template)
+    for start in range(0, N - t.size, every):
+        x[start:start + t.size] = t
+    return x
+
+
+def manchester(seed=1):
+    """Manchester-coded fair bits (each bit b sent as b, 1-b): perfectly balanced, the walk
+    never leaves [-1, 1]."""
+    b = _pcg(seed).integers(0, 2, N // 2, dtype=np.uint8)
+    return np.stack([b, 1 - b], axis=1).ravel()
+
+
+def lfsr31(seed=1):
+    """Fibonacci LFSR x^31 + x^3 + 1: a linear generator with 31 bits of state."""
+    out = np.empty(N, dtype=np.uint8)
+    out[:31] = _pcg(seed).integers(0, 2, 31, dtype=np.uint8)
+    out[0] = 1
+    for i in range(31, N, 28):  # s_i = s_(i-31) xor s_(i-28): 28 at a time have no internal dependency
+        j = min(i + 28, N)
+        out[i:j] = out[i - 31:j - 31] ^ out[i - 28:j - 28]
+    return out
+
+
+def short_period_lcg(seed=1):
+    """x = (25173 x + 13849) mod 2^16, top byte of each state: the byte stream repeats every 2^16."""
+    x = seed & 0xFFFF
+    out = np.empty(N // 8, dtype=np.uint8)
+    for i in range(out.size):
+        x = (25173 * x + 13849) & 0xFFFF
+        out[i] = x >> 8
+    return np.unpackbits(out)
+
+
+def randu_low_bytes(seed=1):
+    """RANDU (x = 65539 x mod 2^31), low byte of each output: its low bits have tiny periods."""
+    x = (seed | 1) & 0x7FFFFFFF
+    out = np.empty(N // 8, dtype=np.uint8)
+    for i in range(out.size):
+        x = (65539 * x) & 0x7FFFFFFF
+        out[i] = x & 0xFF
+    return np.unpackbits(out)
+
+
+# Which known-bad source each test must catch (several catch more; see the bench output).
+CONTROLS = {
+    "Frequency": biased,
+    "BlockFrequency": drifting,          # Frequency passes it: only the block view sees it
+    "CumulativeSums": biased,
+    "Runs": sticky,
+    "LongestRun": sticky,
+    "Rank": lfsr31,                      # every 32x32 window matrix has rank <= 31
+    "FFT": short_period_lcg,
+    "NonOverlappingTemplate": planted_template,
+    "OverlappingTemplate": sticky,
+    "Universal": sticky,
+    "ApproximateEntropy": sticky,
+    "RandomExcursions": manchester,      # Frequency and CumulativeSums pass it
+    "RandomExcursionsVariant": randu_low_bytes,
+    "Serial": short_period_lcg,
+    "LinearComplexity": lfsr31,          # L = 31 in every 500-bit block
+}
+
+
+@pytest.fixture(scope="module")
+def fair_results():
+    return {r.name: r for r in nist.run_all(fair_bits())}
+
+
+def test_fair_drbg_passes_every_test(fair_results):
+    # Seed 9 is the first seed in 0..11 whose sequence passes every one of the ~190 p-values
+    # at alpha = 0.01. Under the all-p-values rule a fair 10^6-bit sequence fails
+    # NonOverlappingTemplate with probability about 1 - 0.99^148 = 77% (8 of those 12 did): that
+    # rule is for one sequence; the proportion check below and the second-level analysis
+    # (section 4.2, many sequences) are what a verdict on a generator should rest on.
+    assert list(fair_results) == list(nist.TEST_NAMES)
+    for name, r in fair_results.items():
+        assert r.applicable, name
+        assert r.passed, (name, r.pvalue)
+
+
+def test_fair_sources_reject_at_the_nominal_rate():
+    """Ten fair sequences (PCG64, seeds 0..9): single-p-value tests reject at most twice each
+    (expected 0.1), and over all p-values the rejection rate stays near alpha = 0.01."""
+    rejected, total = 0, 0
+    for seed in range(10):
+        x = _pcg(seed).integers(0, 2, N, dtype=np.uint8)
+        for r in nist.run_all(x):
+            if not r.applicable:
+                assert r.name in ("RandomExcursions", "RandomExcursionsVariant")
+                continue
+            rejected += sum(p < 0.01 for p in r.pvalues)
+            total += len(r.pvalues)
+    assert 0.002 < rejected / total < 0.025, (rejected, total)
+
+
+@pytest.mark.parametrize("name", list(CONTROLS))
+def test_negative_control_is_caught(name, fair_results):
+    source = CONTROLS[name]
+    bad = nist.TESTS[name](source())
+    assert bad.applicable, bad.looked_at
+    assert not bad.passed and bad.pvalue < 0.01, (name, source.__name__, bad.pvalue)
+    assert fair_results[name].passed  # the same test passes the certified source
+
+
+def test_controls_that_only_the_targeted_test_sees():
+    assert nist.frequency(drifting()).passed and not nist.block_frequency(drifting()).passed
+    m = manchester()
+    assert nist.frequency(m).passed and nist.cumulative_sums(m).passed
+    assert not nist.random_excursions(m).passed and not nist.random_excursions_variant(m).passed
+
+
+# ------------------------------------------------------------------ interface
+
+def test_run_all_names_order_and_multi_pvalues(fair_results):
+    for name, r in fair_results.items():
+        assert r.name == name and r.n == N and r.alpha == 0.01
+        assert len(r.pvalues) == MULTI.get(name, 1)
+        assert r.pvalue == min(r.pvalues)
+        assert r.passed == all(p >= 0.01 for p in r.pvalues)
+        if name in MULTI:
+            assert len(r.details["labels"]) == len(r.pvalues)
+        json.dumps(r.to_dict())  # plain data, ready for the JSON report
+    assert fair_results["NonOverlappingTemplate"].details["labels"][:3] == ["000000001", "000000011", "000000101"]
+    assert fair_results["RandomExcursions"].details["labels"] == ["x=-4", "x=-3", "x=-2", "x=-1",
+                                                                  "x=+1", "x=+2", "x=+3", "x=+4"]
+
+
+def test_alpha_is_honoured():
+    x = fair_bits(n=100_000)
+    r = nist.frequency(x, alpha=0.5)
+    assert r.alpha == 0.5 and r.passed == (r.pvalue >= 0.5)
+    assert all(r.alpha == 0.2 for r in nist.run_all(x, alpha=0.2))
+
+
+def test_run_all_subset_and_unknown_name():
+    x = fair_bits(n=10_000)
+    assert [r.name for r in nist.run_all(x, tests=["Runs", "FFT"])] == ["Runs", "FFT"]
+    with pytest.raises(ValueError, match="Frequncy"):
+        nist.run_all(x, tests=["Frequncy"])
+
+
+def test_input_forms_agree():
+    raw = os.urandom(12_500)
+    bits = nist.bits_from_bytes(raw)
+    assert bits.size == 100_000 and bits.dtype == np.uint8
+    assert bits[:8].tolist() == [int(c) for c in format(raw[0], "08b")]  # MSB first
+    by_bytes = nist.run_all(raw)
+    by_bits = nist.run_all(bits)
+    by_bool = nist.run_all(bits.astype(bool))
+    by_int64 = nist.run_all(bits.astype(np.int64))
+    assert [r.pvalues for r in by_bytes] == [r.pvalues for r in by_bits] == \
+           [r.pvalues for r in by_bool] == [r.pvalues for r in by_int64]
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.array([0, 1, 2, 1]), "element 2 is 2"),
+    (np.array([[0, 1], [1, 0]]), "1-D"),
+    (np.array([0.0, 1.0]), "dtype float64"),
+    ("0101x1", "character 4"),
+])
+def test_bad_input_is_named(bad, message):
+    with pytest.raises(ValueError, match=message):
+        nist.frequency(bad)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 99, 1_000, 20_000])
+def test_short_inputs_are_not_applicable_never_failed(n):
+    x = fair_bits(n=max(n, 1))[:n]
+    for r in nist.run_all(x):
+        if not r.applicable:
+            assert r.passed is None and r.pvalue is None and r.verdict == "not applicable" and r.looked_at
+        else:
+            assert 0.0 <= r.pvalue <= 1.0
+
+
+def test_applicability_thresholds():
+    x = fair_bits(n=N)
+    assert not nist.universal(x[:387_839]).applicable and nist.universal(x[:387_840]).applicable
+    assert nist.universal(x[:387_840]).details["L"] == 6 and nist.universal(x).details["L"] == 7
+    assert not nist.rank(x[:38 * 1024 - 1]).applicable and nist.rank(x[:38 * 1024]).applicable
+    assert not nist.linear_complexity(x[:99_999]).applicable and nist.linear_complexity(x[:100_000]).applicable  # N >= 200
+    assert not nist.serial(x[:2 ** 19 - 1]).applicable and nist.serial(x[:2 ** 19]).applicable  # 16 < 19 - 2
+    assert not nist.approximate_entropy(x[:2 ** 16 - 1]).applicable and nist.approximate_entropy(x[:2 ** 16]).applicable
+
+
+# ------------------------------------------------------------------ numerical pitfalls
+
+@pytest.mark.parametrize("kind", ["zeros", "ones", "alternating", "manchester", "urandom"])
+def test_pvalues_are_probabilities_on_extreme_inputs(kind):
+    x = {"zeros": np.zeros(N, np.uint8), "ones": np.ones(N, np.uint8),
+         "alternating": np.resize(np.array([0, 1], np.uint8), N), "manchester": manchester(),
+         "urandom": nist.bits_from_bytes(os.urandom(N // 8))}[kind]
+    for r in nist.run_all(x):
+        for p in r.pvalues:
+            assert 0.0 <= p <= 1.0 and not math.isnan(p), (kind, r.name, p)
+    if kind == "urandom":  # structural only: os.urandom is not seeded, so no verdict is asserted
+        assert sum(r.applicable for r in nist.run_all(x)) >= 13
+
+
+def test_cumulative_sums_pvalue_never_exceeds_one():
+    # z = 1 (alternating input): 1 - sum + sum cancels to within rounding of 1; clipped to 1.0.
+    for n in (100, 10_001, 1_000_000):
+        for z in (1, 2, 3):
+            assert 0.0 <= cusum_pvalue(n, z) <= 1.0
+    assert cusum_pvalue(1_000_000, 1) == pytest.approx(1.0)
+
+
+def test_serial_sum_of_squares_is_exact():
+    # All zeros: v_0...0 = n for every m, so psi^2_m = 2^m n - n exactly; the squares (10^12) would
+    # overflow int32 and lose digits in float32.
+    x = np.zeros(N, np.uint8)
+    r = nist.serial(x)
+    assert r.details["psi2"] == [float(2 ** 16 * N - N), float(2 ** 15 * N - N), float(2 ** 14 * N - N)]
+    y = fair_bits(n=200_000)
+    v = pattern_counts(y, 12)
+    assert int(v.sum()) == y.size
+    exact = sum(int(c) ** 2 for c in v) * 2 ** 12 // 1  # Python ints
+    assert float(np.dot(v, v)) * 2 ** 12 == float(exact)
+
+
+def test_frequency_statistic_uses_exact_integers():
+    # 2^20 ones then 2^20 zeros: S_n = 0 exactly (no float accumulation of 2 million terms).
+    x = np.concatenate([np.ones(2 ** 20, np.uint8), np.zeros(2 ** 20, np.uint8)])
+    r = nist.frequency(x)
+    assert r.details["S_n"] == 0 and r.pvalue == 1.0
