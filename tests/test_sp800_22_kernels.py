@@ -1,0 +1,200 @@
+"""The compiled and vectorised pieces of the SP 800-22 battery against plain, obviously-correct
+Python, and the exact probability tables against brute-force enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from certify.stats import sp800_22 as nist
+from certify.stats.sp800_22._kernels import gf2_ranks, linear_complexities, nonoverlapping_scan, universal_sum
+from certify.stats.sp800_22.basic import _longest_runs_per_block
+from certify.stats.sp800_22.matrix import linear_complexity_probabilities, rank_probabilities
+from certify.stats.sp800_22.templates import (_block_window_counts, aperiodic_templates, is_aperiodic,
+                                              overlapping_exact_probabilities, overlapping_poisson_probabilities)
+
+
+def rng(seed):
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def bm_reference(s) -> int:
+    """Textbook Berlekamp-Massey over GF(2), bit by bit."""
+    n = len(s)
+    c, b = [0] * (n + 1), [0] * (n + 1)
+    c[0] = b[0] = 1
+    L, m = 0, -1
+    for N in range(n):
+        d = s[N]
+        for i in range(1, L + 1):
+            d ^= c[i] & s[N - i]
+        if d:
+            t = c[:]
+            for i in range(n + 1 - (N - m)):
+                c[i + N - m] ^= b[i]
+            if 2 * L <= N:
+                L, m, b = N + 1 - L, N, t
+    return L
+
+
+def rank_reference(rows: list[int]) -> int:
+    rank, rows = 0, list(rows)
+    while rows:
+        pivot = rows.pop()
+        if pivot:
+            rank += 1
+            top = pivot.bit_length() - 1
+            rows = [r ^ pivot if (r >> top) & 1 else r for r in rows]
+    return rank
+
+
+@pytest.mark.parametrize("M", [1, 13, 63, 64, 65, 127, 128, 129, 500, 1000])
+def test_packed_berlekamp_massey_matches_textbook(M):
+    g = rng(M)
+    blocks = 40 if M < 600 else 8
+    x = g.integers(0, 2, blocks * M, dtype=np.uint8)
+    # add structured blocks: all zeros, a single one at the end, a low-degree LFSR
+    x[:M] = 0
+    x[2 * M - 1] = 1
+    got = linear_complexities(x, blocks, M)
+    want = [bm_reference(x[k * M:(k + 1) * M].tolist()) for k in range(blocks)]
+    assert got.tolist() == want
+
+
+def test_berlekamp_massey_on_an_lfsr_finds_its_degree():
+    s = [1] + [0] * 30
+    for i in range(31, 2000):
+        s.append(s[i - 31] ^ s[i - 28])
+    x = np.array(s, np.uint8)
+    assert set(linear_complexities(x, 4, 500).tolist()) == {31}
+
+
+@pytest.mark.parametrize("M, Q", [(3, 3), (6, 8), (32, 32), (20, 40), (64, 64), (40, 10)])
+def test_gf2_rank_matches_reference(M, Q):
+    g = rng(M * 100 + Q)
+    count = 60
+    x = g.integers(0, 2, count * M * Q, dtype=np.uint8)
+    # a few rank-deficient matrices: repeat a row, zero a matrix
+    x[: M * Q] = 0
+    x[M * Q: M * Q + Q] = x[M * Q + Q: M * Q + 2 * Q]
+    got = gf2_ranks(x, count, M, Q)
+    want = []
+    for k in range(count):
+        mat = x[k * M * Q:(k + 1) * M * Q].reshape(M, Q)
+        want.append(rank_reference([int("".join(map(str, row)), 2) for row in mat.tolist()]))
+    assert got.tolist() == want
+
+
+def test_rank_probabilities_by_enumeration():
+    # all 2^9 3x3 matrices and all 2^12 3x4 matrices
+    for M, Q in ((3, 3), (3, 4), (4, 3)):
+        counts = np.zeros(3)
+        m = min(M, Q)
+        for v in range(2 ** (M * Q)):
+            rows = [(v >> (Q * i)) & ((1 << Q) - 1) for i in range(M)]
+            r = rank_reference(rows)
+            counts[0 if r == m else 1 if r == m - 1 else 2] += 1
+        assert np.allclose(counts / 2 ** (M * Q), rank_probabilities(M, Q), atol=1e-15)
+    assert [round(p, 4) for p in rank_probabilities(32, 32)] == [0.2888, 0.5776, 0.1336]
+
+
+@pytest.mark.parametrize("M", [10, 13])
+def test_linear_complexity_probabilities_by_enumeration(M):
+    from certify.stats.sp800_22.matrix import _lc_class, _lc_mean
+    counts = np.zeros(7)
+    for v in range(2 ** M):
+        s = [(v >> i) & 1 for i in range(M)]
+        counts[_lc_class((-1) ** M * (bm_reference(s) - _lc_mean(M)) + 2 / 9)] += 1
+    assert np.allclose(counts / 2 ** M, linear_complexity_probabilities(M), atol=1e-15)
+    assert np.allclose(linear_complexity_probabilities(500), [1 / 96, 1 / 32, 1 / 8, 1 / 2, 1 / 4, 1 / 16, 1 / 48])
+
+
+@pytest.mark.parametrize("template, M, K", [("11", 10, 5), ("111", 14, 3), ("101", 12, 4), ("0110", 13, 2)])
+def test_overlapping_exact_probabilities_by_enumeration(template, M, K):
+    m = len(template)
+    counts = np.zeros(K + 1)
+    for v in range(2 ** M):
+        s = format(v, f"0{M}b")
+        occ = sum(s[i:i + m] == template for i in range(M - m + 1))
+        counts[min(occ, K)] += 1
+    assert np.allclose(counts / 2 ** M, overlapping_exact_probabilities(template, M, K), atol=1e-15)
+
+
+def test_overlapping_probability_tables_agree_roughly():
+    exact = np.array(overlapping_exact_probabilities("1" * 9, 1032, 5))
+    from certify.stats.sp800_22.templates import OVERLAPPING_NIST_PI
+    assert np.abs(exact - OVERLAPPING_NIST_PI).max() < 5e-5  # the reference code's corrected table
+    poisson = np.array(overlapping_poisson_probabilities(1032, 9, 5))
+    assert 5e-4 < np.abs(exact - poisson).max() < 5e-3  # the document's asymptotic formula
+
+
+def test_aperiodic_templates():
+    t9 = aperiodic_templates(9)
+    assert len(t9) == 148 and t9[0] == "000000001" and t9[-1] == "111111110"
+    assert [len(aperiodic_templates(m)) for m in range(2, 11)] == [2, 4, 6, 12, 20, 40, 74, 148, 284]
+    assert not is_aperiodic("101") and is_aperiodic("001")
+
+
+def test_template_counts_bincount_equals_sequential_scan():
+    g = rng(7)
+    x = g.integers(0, 2, 8 * 5000, dtype=np.uint8)
+    counts = _block_window_counts(x, 8, 5000, 9)
+    for t in aperiodic_templates(9):
+        scan = nonoverlapping_scan(x, 8, 5000, nist.as_bits(t))
+        assert scan.tolist() == counts[:, int(t, 2)].tolist(), t
+
+
+def test_periodic_template_uses_the_jump_scan():
+    # 20 consecutive ones hold 18 overlapping "111" but 6 non-overlapping (jump past each match)
+    x = np.array([1] * 20 + [0, 1, 1, 1, 0] * 4, np.uint8)
+    r = nist.non_overlapping_template(x, m=3, N=2, templates=["111"], enforce_minimums=False)
+    assert r.details["W"] == [[6, 4]]
+
+
+def test_longest_runs_per_block():
+    g = rng(3)
+    blocks = g.integers(0, 2, (200, 128), dtype=np.uint8)
+    blocks[0] = 0
+    blocks[1] = 1
+    want = [max((len(run) for run in "".join(map(str, b)).split("0")), default=0) for b in blocks.tolist()]
+    assert _longest_runs_per_block(blocks).tolist() == want
+
+
+def test_universal_sum_matches_loop():
+    g = rng(11)
+    L, Q, K = 4, 40, 3000
+    codes = g.integers(0, 16, Q + K)
+    last = {}
+    for i in range(Q):
+        last[codes[i]] = i + 1
+    total = 0.0
+    for i in range(Q, Q + K):
+        total += math.log2(i + 1 - last.get(codes[i], 0))
+        last[codes[i]] = i + 1
+    assert universal_sum(codes.astype(np.int64), L, Q, K) == pytest.approx(total, rel=1e-12)
+
+
+def test_walk_cycles_match_a_direct_count():
+    g = rng(5)
+    x = g.integers(0, 2, 20_000, dtype=np.uint8)
+    r = nist.random_excursions(x, min_cycles=1)
+    v = nist.random_excursions_variant(x, min_cycles=1)
+    walk = [0]
+    for b in x.tolist():
+        walk.append(walk[-1] + (1 if b else -1))
+    walk.append(0)
+    cycles, current = [], []
+    for s in walk[1:]:
+        if s == 0:
+            cycles.append(current)
+            current = []
+        else:
+            current.append(s)
+    assert r.details["J"] == v.details["J"] == len(cycles)
+    for i, state in enumerate((-4, -3, -2, -1, 1, 2, 3, 4)):
+        per_cycle = [min(c.count(state), 5) for c in cycles]
+        assert r.details["v"][i] == [per_cycle.count(k) for k in range(6)]
+    assert v.details["statistics"] == [walk.count(s) for s in range(-9, 10) if s != 0]
