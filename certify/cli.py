@@ -70,6 +70,34 @@ def analyze(spec: str, json_path: str | None) -> None:
         click.echo(f"wrote {json_path}")
 
 
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write every scenario's expected and actual settlement (and event log) as JSON.")
+def procedures(files: tuple[str, ...], json_path: str | None) -> None:
+    """Play table-procedure scenarios (fixtures/procedures/*.yaml) through the engines.
+
+    One line per scenario. Exit 0 when all pass, 1 when any fails (expected against actual is
+    shown), 2 on a malformed fixture (file, scenario and field named)."""
+    from certify.procedures import FixtureError, run_files, write_json
+
+    try:
+        results = run_files(files)
+    except FixtureError as exc:
+        raise CertifyError(str(exc)) from exc
+    for result in results:
+        click.echo(result.line())
+        for diff in result.differences:
+            click.echo(f"      {diff}")
+    failed = sum(not r.passed for r in results)
+    click.echo(f"{len(results) - failed} of {len(results)} scenarios pass")
+    if json_path:
+        write_json(results, json_path)
+        click.echo(f"wrote {json_path}")
+    if failed:
+        sys.exit(1)
+
+
 def main() -> None:
     cli(prog_name="certify")
 
