@@ -4,7 +4,8 @@ The cycle is C(52,5) player hands x 47 up cards x C(46,4) dealer hole cards
 = 19,933,230,517,200 deals. It is counted, not enumerated:
 
 1. Suit isomorphism: the 2,598,960 player hands fall into 134,459 classes under the 24 suit
-   permutations; one representative per class, weighted by the class size.
+   permutations (same multiset of per-suit rank masks); one representative per class, weighted
+   by the class size.
 2. For a player hand P and an up card u, the dealer hands to count are the 5-card hands that hold
    u and none of P's cards. With N(S, t) = the number of 5-card hands holding every card of S and
    worth less than t, inclusion-exclusion over P gives
@@ -26,7 +27,6 @@ spec is read; amounts are exact ``Fraction``s and combination counts Python ints
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -48,7 +48,6 @@ CYCLE = comb(52, 5) * 47 * DEALER_HOLE
 # binomial coefficients C(n, k) for n < 53, k < 7: the colex index of a sorted card set
 # s0 < s1 < ... is sum C(s_i, i + 1), dense in [0, C(52, k)).
 _BINOM = np.array([[comb(n, k) for k in range(7)] for n in range(53)], dtype=np.int64)
-_SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(4))), dtype=np.int64)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -271,24 +270,19 @@ def _all_dealer_counts(reps, rep_values, qualify, binom, prefix1, prefix2, sorte
 
 
 @njit(cache=True)
-def _canonical_index(hands5, binom, perms):
-    """Smallest colex index of each hand over the 24 suit permutations."""
+def _suit_class_keys(hands5):
+    """A key per hand equal for two hands exactly when a suit permutation maps one onto the other:
+    the four 13-bit rank masks of the suits, sorted and packed."""
     n = hands5.shape[0]
     out = np.empty(n, np.int64)
-    s = np.empty(5, np.int64)
+    masks = np.empty(4, np.int64)
     for h in range(n):
-        best = 1 << 62
-        for pi in range(perms.shape[0]):
-            for i in range(5):
-                c = hands5[h, i]
-                s[i] = 4 * (c >> 2) + perms[pi, c & 3]
-            s.sort()
-            idx = 0
-            for i in range(5):
-                idx += binom[s[i], i + 1]
-            if idx < best:
-                best = idx
-        out[h] = best
+        masks[:] = 0
+        for i in range(5):
+            c = hands5[h, i]
+            masks[c & 3] |= 1 << (c >> 2)
+        masks.sort()
+        out[h] = (masks[3] << 39) | (masks[2] << 26) | (masks[1] << 13) | masks[0]
     return out
 
 
@@ -311,10 +305,9 @@ def _tables() -> _Tables:
     dense5 = np.searchsorted(class_values(), values).astype(np.int16)
     prefix1, prefix2, sorted3, sorted4 = _build_tables(hands5, dense5.astype(np.int64),
                                                        len(class_values()))
-    canonical = _canonical_index(hands5, _BINOM, _SUIT_PERMUTATIONS)
-    class_index, weights = np.unique(canonical, return_counts=True)
+    _, first, weights = np.unique(_suit_class_keys(hands5), return_index=True, return_counts=True)
     return _Tables(hands5, dense5, prefix1, prefix2, sorted3, sorted4,
-                   np.ascontiguousarray(hands5[class_index]), weights.astype(np.int64))
+                   np.ascontiguousarray(hands5[first]), weights.astype(np.int64))
 
 
 def dense_value(value: int) -> int:
@@ -457,7 +450,7 @@ def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray)
     return table, chart
 
 
-def _progressive_sheet(rules: StudRules) -> WagerSheet | None:
+def progressive_sheet(rules: StudRules) -> WagerSheet | None:
     prog = rules.progressive
     if prog is None:
         return None
@@ -484,25 +477,38 @@ def _progressive_sheet(rules: StudRules) -> WagerSheet | None:
                              "(not modelled: one player)",))
 
 
-def stud_par_sheet(spec: Any) -> ParSheet:
-    rules = stud_rules(spec)
-    dc = dealer_counts(rules.qualify_value)
+SPEC_STRATEGY_WAGER = "main game (spec strategy)"
+
+
+def main_game_sheets(rules: StudRules, dc: DealerCounts) -> list[WagerSheet]:
+    """The main game under the optimal strategy and, if the spec names one, the spec's strategy.
+
+    Over every class (``dealer_counts`` with no hands given) this is the full cycle; over a subset
+    of player hands it is the exact sheet of the game dealt from those hands only (for tests).
+    """
     categories = (class_values()[dc.values] >> hands.CATEGORY_SHIFT).astype(np.int64)
     optimal = _decisions(rules, dc, categories, optimal=True)
     table, chart = _strategy_summary(dc, categories, optimal)
-    wagers = [_main_table(rules, dc, categories, optimal, "main game",
+    sheets = [_main_table(rules, dc, categories, optimal, "main game",
                           "optimal: bet when the Bet's expectation beats folding (-1 Ante), "
                           "given the player's five cards and the dealer's up card", table, chart)]
     if rules.threshold_value is not None:
         spec_bet = _decisions(rules, dc, categories, optimal=False)
-        wagers.append(_main_table(rules, dc, categories, spec_bet, "main game (spec strategy)",
+        sheets.append(_main_table(rules, dc, categories, spec_bet, SPEC_STRATEGY_WAGER,
                                   f"the spec's: bet with {rules.threshold_text} or better, else fold",
                                   _strategy_summary(dc, categories, spec_bet)[0], []))
-    progressive = _progressive_sheet(rules)
-    if progressive is not None:
-        wagers.append(progressive)
+    return sheets
+
+
+def stud_par_sheet(spec: Any) -> ParSheet:
+    """The exact PAR sheet of a stud spec: main game (optimal, and the spec's strategy), progressive."""
     from certify.analysis.frequencies import frequency_sets
 
+    rules = stud_rules(spec)
+    wagers = main_game_sheets(rules, dealer_counts(rules.qualify_value))
+    progressive = progressive_sheet(rules)
+    if progressive is not None:
+        wagers.append(progressive)
     return ParSheet(game=spec.title, spec=spec.name, family="stud", wagers=tuple(wagers),
                     frequencies=frequency_sets(spec))
 
