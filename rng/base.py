@@ -39,6 +39,13 @@ class RandomSource:
         raw = self.random_bytes((_check_count(n) + 7) // 8)
         return np.unpackbits(np.frombuffer(raw, dtype=np.uint8))[:n]
 
+    def deal_batch(self, n_decks: int, k: int = 52, deck_size: int = 52) -> np.ndarray:
+        """(n_decks, k) uint8: the first k cards of shuffled decks, by ``rng.shuffle.deal_batch``.
+        Sources that deal decks their own way (files of decks, broken shuffles) override this."""
+        from rng.shuffle import deal_batch
+
+        return deal_batch(self, n_decks, k, deck_size)
+
 
 def _check_count(n) -> int:
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
