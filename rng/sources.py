@@ -451,6 +451,16 @@ class ClockSeededShuffle(DeckSource):
         return out
 
 
+def modulo_biased_deal(source, n_decks: int, k: int = 52, deck_size: int = 52, word_bits: int = 8) -> np.ndarray:
+    """Negative control: decks dealt with ``word % range`` draws (see ``ModuloBiasedDeal``)."""
+    return ModuloBiasedDeal(source, word_bits).deal_batch(n_decks, k, deck_size)
+
+
+def naive_shuffle_deal(source, n_decks: int, k: int = 52, deck_size: int = 52) -> np.ndarray:
+    """Negative control: decks dealt by the naive swap-with-any-position shuffle."""
+    return NaiveShuffle(source).deal_batch(n_decks, k, deck_size)
+
+
 def open_file(path, fmt: str, *, low: int | None = None, high: int | None = None,
               cards_per_deck: int = 52, deck_size: int = 52):
     """A file adapter by format name: 'binary', 'bits', 'integers' (needs low, high), 'decks'."""

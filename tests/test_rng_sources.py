@@ -190,6 +190,12 @@ def test_modulo_biased_deal_is_caught_by_card_in_first_position():
     assert chisquare(np.bincount(fair[:, 0], minlength=52)).pvalue > 1e-4
 
 
+def test_function_forms_deal_the_same_decks():
+    from rng.sources import modulo_biased_deal, naive_shuffle_deal
+    assert (modulo_biased_deal(drbg(), 50, 7) == ModuloBiasedDeal(drbg()).deal_batch(50, 7)).all()
+    assert (naive_shuffle_deal(drbg(), 50, 7) == NaiveShuffle(drbg()).deal_batch(50, 7)).all()
+
+
 def test_modulo_bias_with_16_bit_words_is_smaller_but_real():
     draws = ModuloBiasedDeal(drbg(), word_bits=16).integers(52, 200_000)
     assert draws.min() == 0 and draws.max() == 51
