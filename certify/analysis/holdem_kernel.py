@@ -1,0 +1,287 @@
+"""Numba kernels for the exact Texas Hold'em Bonus analysis.
+
+Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game uses all 52):
+
+1. ``showdown_codes``: for every 5-card board, evaluate every two-card hole left in the deck once,
+   sort the values, then for each representative player hole count the dealer holes that are
+   disjoint from it and lower / equal by inclusion-exclusion over the two player cards
+   (all holes lower, minus the holes holding the player's first card, minus those holding the second).
+   The result is one packed int32 per (player hole, board): wins | ties << 10 | strong << 20,
+   where "strong" means the player's hand reaches the category that makes the Ante pay.
+2. ``decision_counts``: per player hole, walk every board the rest of the deck can make and derive
+   the optimal River decision (per 4-card board: bet iff wins > losses over river and dealer hole)
+   and the optimal Turn decision (per flop: bet iff wins > losses over turn, river and dealer hole).
+   Each bet adds one unit won or lost on the same showdown, so the two are independent. It returns,
+   per hole, the number of deals (flop, then ordered turn and river, then dealer hole) in each
+   (bets made, result) cell; the Flop multiple and the preflop decision are applied outside.
+
+Boards are indexed by their colex rank: the board {i0 < i1 < i2 < i3 < i4} (deck indices) has
+index C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from certify.hands import eval7_nb
+
+TIE_SHIFT = 10
+STRONG_SHIFT = 20
+COUNT_MASK = (1 << TIE_SHIFT) - 1
+NOT_DEALT = -1  # code for a board that shares a card with the player's hole
+
+# Result columns of the decision counts.
+WIN_STRONG, WIN_WEAK, TIE, LOSE = 0, 1, 2, 3
+# Bet-pattern rows: 2 * (turn bet made) + (river bet made).
+N_PATTERNS, N_RESULTS = 4, 4
+
+
+def binomial_table(n_max: int = 52, k_max: int = 5) -> np.ndarray:
+    """``table[n, k] = C(n, k)`` as int64, zero when k > n."""
+    table = np.zeros((n_max + 1, k_max + 1), dtype=np.int64)
+    for n in range(n_max + 1):
+        table[n, 0] = 1
+        for k in range(1, min(n, k_max) + 1):
+            table[n, k] = table[n - 1, k - 1] + (table[n - 1, k] if k <= n - 1 else 0)
+    return table
+
+
+@njit(cache=True)
+def all_boards(n: int) -> np.ndarray:
+    """Every 5-subset of range(n) in colex order, so row i is the board of colex rank i."""
+    count = 0
+    for i4 in range(4, n):
+        count += (i4 * (i4 - 1) * (i4 - 2) * (i4 - 3)) // 24
+    boards = np.empty((count, 5), dtype=np.int8)
+    row = 0
+    for i4 in range(4, n):
+        for i3 in range(3, i4):
+            for i2 in range(2, i3):
+                for i1 in range(1, i2):
+                    for i0 in range(i1):
+                        boards[row, 0] = i0
+                        boards[row, 1] = i1
+                        boards[row, 2] = i2
+                        boards[row, 3] = i3
+                        boards[row, 4] = i4
+                        row += 1
+    return boards
+
+
+@njit(cache=True)
+def _showdown_chunk(deck, reps, boards, min_category, start, stop, out):
+    n = deck.size
+    n_rest = n - 5
+    values = np.empty((n, n), dtype=np.int32)
+    flat = np.empty(n_rest * (n_rest - 1) // 2, dtype=np.int32)
+    rest = np.empty(n_rest, dtype=np.int64)
+    on_board = np.zeros(n, dtype=np.bool_)
+    for bi in range(start, stop):
+        b0, b1, b2, b3, b4 = boards[bi, 0], boards[bi, 1], boards[bi, 2], boards[bi, 3], boards[bi, 4]
+        on_board[b0] = on_board[b1] = on_board[b2] = on_board[b3] = on_board[b4] = True
+        k = 0
+        for i in range(n):
+            if not on_board[i]:
+                rest[k] = i
+                k += 1
+        c0, c1, c2, c3, c4 = deck[b0], deck[b1], deck[b2], deck[b3], deck[b4]
+        f = 0
+        for x in range(n_rest):
+            ix = rest[x]
+            for y in range(x + 1, n_rest):
+                iy = rest[y]
+                v = eval7_nb(c0, c1, c2, c3, c4, deck[ix], deck[iy])
+                values[ix, iy] = v
+                values[iy, ix] = v
+                flat[f] = v
+                f += 1
+        flat.sort()
+        for r in range(reps.shape[0]):
+            a = reps[r, 0]
+            b = reps[r, 1]
+            if on_board[a] or on_board[b]:
+                out[r, bi] = NOT_DEALT
+                continue
+            v = values[a, b]
+            lower = np.searchsorted(flat, v, "left")
+            equal = np.searchsorted(flat, v, "right") - lower - 1  # minus the player's own hole
+            for x in range(n_rest):
+                ix = rest[x]
+                if ix != a and ix != b:
+                    va = values[a, ix]
+                    vb = values[b, ix]
+                    if va < v:
+                        lower -= 1
+                    elif va == v:
+                        equal -= 1
+                    if vb < v:
+                        lower -= 1
+                    elif vb == v:
+                        equal -= 1
+            strong = 1 if (v >> 20) >= min_category else 0
+            out[r, bi] = lower | (equal << TIE_SHIFT) | (strong << STRONG_SHIFT)
+        on_board[b0] = on_board[b1] = on_board[b2] = on_board[b3] = on_board[b4] = False
+
+
+@njit(cache=True, parallel=True)
+def showdown_codes(deck, reps, boards, min_category, n_chunks):
+    """Packed (wins, ties, strong) per (representative hole, board); NOT_DEALT where they overlap.
+
+    ``reps`` is an (R, 2) array of deck indices; ``boards`` an (B, 5) array of deck indices.
+    """
+    n_boards = boards.shape[0]
+    out = np.empty((reps.shape[0], n_boards), dtype=np.int32)
+    for chunk in prange(n_chunks):
+        start = chunk * n_boards // n_chunks
+        stop = (chunk + 1) * n_boards // n_chunks
+        _showdown_chunk(deck, reps, boards, min_category, start, stop, out)
+    return out
+
+
+@njit(cache=True)
+def _board_index(j0, j1, j2, j3, j4, binom):
+    return binom[j0, 1] + binom[j1, 2] + binom[j2, 3] + binom[j3, 4] + binom[j4, 5]
+
+
+@njit(cache=True)
+def _rank3(x, y, z, binom):
+    return binom[x, 1] + binom[y, 2] + binom[z, 3]
+
+
+@njit(cache=True)
+def _rank4(w, x, y, z, binom):
+    return binom[w, 1] + binom[x, 2] + binom[y, 3] + binom[z, 4]
+
+
+@njit(cache=True)
+def _net(code, dealer_holes, win_num, win_den):
+    """(win_num / win_den) * wins - losses, scaled by win_den: the sign of a raise's EV."""
+    wins = code & COUNT_MASK
+    ties = (code >> TIE_SHIFT) & COUNT_MASK
+    return win_num * wins - win_den * (dealer_holes - wins - ties)
+
+
+@njit(cache=True)
+def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net):
+    """Fill river_net (per 4-card board) and turn_net (per flop) with the summed wins - losses."""
+    m = to_deck.size
+    river_net[:] = 0
+    turn_net[:] = 0
+    for i4 in range(4, m):
+        j4 = to_deck[i4]
+        for i3 in range(3, i4):
+            j3 = to_deck[i3]
+            for i2 in range(2, i3):
+                j2 = to_deck[i2]
+                for i1 in range(1, i2):
+                    j1 = to_deck[i1]
+                    for i0 in range(i1):
+                        d = _net(row[_board_index(to_deck[i0], j1, j2, j3, j4, binom)], dealer_holes, win_num, win_den)
+                        river_net[_rank4(i1, i2, i3, i4, binom)] += d
+                        river_net[_rank4(i0, i2, i3, i4, binom)] += d
+                        river_net[_rank4(i0, i1, i3, i4, binom)] += d
+                        river_net[_rank4(i0, i1, i2, i4, binom)] += d
+                        river_net[_rank4(i0, i1, i2, i3, binom)] += d
+                        turn_net[_rank3(i2, i3, i4, binom)] += d
+                        turn_net[_rank3(i1, i3, i4, binom)] += d
+                        turn_net[_rank3(i1, i2, i4, binom)] += d
+                        turn_net[_rank3(i1, i2, i3, binom)] += d
+                        turn_net[_rank3(i0, i3, i4, binom)] += d
+                        turn_net[_rank3(i0, i2, i4, binom)] += d
+                        turn_net[_rank3(i0, i2, i3, binom)] += d
+                        turn_net[_rank3(i0, i1, i4, binom)] += d
+                        turn_net[_rank3(i0, i1, i3, binom)] += d
+                        turn_net[_rank3(i0, i1, i2, binom)] += d
+
+
+@njit(cache=True)
+def _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, counts):
+    """Add, per board, the deals of each (bets made, result) cell under the optimal decisions."""
+    m = to_deck.size
+    idx = np.empty(5, dtype=np.int64)
+    river_bet = np.empty(5, dtype=np.int64)  # river_bet[k]: bet on the 4 cards other than idx[k]
+    patterns = np.empty(N_PATTERNS, dtype=np.int64)
+    for i4 in range(4, m):
+        for i3 in range(3, i4):
+            for i2 in range(2, i3):
+                for i1 in range(1, i2):
+                    for i0 in range(i1):
+                        idx[0], idx[1], idx[2], idx[3], idx[4] = i0, i1, i2, i3, i4
+                        code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
+                                                to_deck[i4], binom)]
+                        wins = code & COUNT_MASK
+                        ties = (code >> TIE_SHIFT) & COUNT_MASK
+                        strong = (code >> STRONG_SHIFT) & 1
+                        losses = dealer_holes - wins - ties
+                        river_bet[0] = 1 if river_net[_rank4(i1, i2, i3, i4, binom)] > 0 else 0
+                        river_bet[1] = 1 if river_net[_rank4(i0, i2, i3, i4, binom)] > 0 else 0
+                        river_bet[2] = 1 if river_net[_rank4(i0, i1, i3, i4, binom)] > 0 else 0
+                        river_bet[3] = 1 if river_net[_rank4(i0, i1, i2, i4, binom)] > 0 else 0
+                        river_bet[4] = 1 if river_net[_rank4(i0, i1, i2, i3, binom)] > 0 else 0
+                        patterns[:] = 0
+                        # The flop is the board minus positions p < q; turn/river are idx[p], idx[q]
+                        # in either order. Turn p, river q: the river decision saw the board minus q.
+                        for p in range(4):
+                            for q in range(p + 1, 5):
+                                f0 = f1 = f2 = 0
+                                k = 0
+                                for s in range(5):
+                                    if s != p and s != q:
+                                        if k == 0:
+                                            f0 = idx[s]
+                                        elif k == 1:
+                                            f1 = idx[s]
+                                        else:
+                                            f2 = idx[s]
+                                        k += 1
+                                turn = 2 if turn_net[_rank3(f0, f1, f2, binom)] > 0 else 0
+                                patterns[turn + river_bet[q]] += 1
+                                patterns[turn + river_bet[p]] += 1
+                        for pat in range(N_PATTERNS):
+                            c = patterns[pat]
+                            if c:
+                                if strong:
+                                    counts[pat, WIN_STRONG] += c * wins
+                                else:
+                                    counts[pat, WIN_WEAK] += c * wins
+                                counts[pat, TIE] += c * ties
+                                counts[pat, LOSE] += c * losses
+
+
+@njit(cache=True, parallel=True)
+def decision_counts(codes, reps, n, win_num, win_den):
+    """Per representative hole, deals in each (bet pattern, result) cell, and the decisions' tallies.
+
+    ``codes`` comes from ``showdown_codes`` over ``all_boards(n)``; winning raises pay
+    win_num / win_den to 1 (the decisions compare that times wins with losses). Returns ``counts`` of shape
+    (R, 4, 4): [hole, 2 * turn_bet + river_bet, WIN_STRONG/WIN_WEAK/TIE/LOSE], each cell a number of
+    (flop, turn, river, dealer hole) deals.
+    """
+    binom = np.zeros((n + 1, 6), dtype=np.int64)
+    for a in range(n + 1):
+        binom[a, 0] = 1
+        for k in range(1, 6):
+            if k <= a:
+                binom[a, k] = binom[a - 1, k - 1] + (binom[a - 1, k] if k <= a - 1 else 0)
+    m = n - 2
+    dealer_holes = (m - 5) * (m - 6) // 2
+    n_reps = reps.shape[0]
+    counts = np.zeros((n_reps, N_PATTERNS, N_RESULTS), dtype=np.int64)
+    for r in prange(n_reps):
+        a = min(reps[r, 0], reps[r, 1])
+        b = max(reps[r, 0], reps[r, 1])
+        to_deck = np.empty(m, dtype=np.int64)
+        k = 0
+        for i in range(n):
+            if i != a and i != b:
+                to_deck[k] = i
+                k += 1
+        river_net = np.zeros(binom[m, 4], dtype=np.int64)
+        turn_net = np.zeros(binom[m, 3], dtype=np.int64)
+        row = codes[r]
+        _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net)
+        local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
+        _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, local)
+        counts[r] = local
+    return counts
