@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 from certify.hands import CATEGORY_NAMES, category_of, rank_hand
 from certify.spec import HAND_KEYS
-from certify.games.base import ZERO, Round, money, replay
+from certify.games.base import ZERO, IllegalAction, Round, money, replay
 
 WAGERS = ("ante", "flop", "turn", "river", "bonus")
 STREETS = ("preflop", "flop", "turn")              # decision points
@@ -340,9 +340,12 @@ def replay_holdem(spec, events: Iterable) -> HoldemRound:
 def play_round(spec, deck: Sequence[int], strategy, ante, bonus=None, balance=None) -> HoldemRound:
     """One seat from a shuffled deck: player 0-1, dealer 2-3, board 4-8."""
     rnd = HoldemRound(spec, balances=[balance])
-    rnd.place_wager(seat=0, wager="ante", amount=money(ante))
-    if bonus:
-        rnd.place_wager(seat=0, wager="bonus", amount=money(bonus))
+    try:                                       # a refused wager voids the seat
+        rnd.place_wager(seat=0, wager="ante", amount=money(ante))
+        if bonus:
+            rnd.place_wager(seat=0, wager="bonus", amount=money(bonus))
+    except IllegalAction as exc:
+        rnd.void_seat(seat=0, reason=exc.reason)
     rnd.deal(hands=[tuple(deck[0:2])], dealer=tuple(deck[2:4]))
     position = 4
     while (step := rnd.next_step()) is not None:

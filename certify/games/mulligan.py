@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import Iterable, Sequence
 
 from certify.hands import CATEGORY_NAMES, category_of, rank_hand
-from certify.games.base import ZERO, Round, money, replay
+from certify.games.base import ZERO, IllegalAction, Round, money, replay
 
 WAGERS = ("ante", "raise", "bonus")
 ACTIONS = ("stand", "mulligan")
@@ -306,9 +306,12 @@ def replay_mulligan(spec, events: Iterable) -> MulliganRound:
 def play_round(spec, deck: Sequence[int], strategy, ante, bonus=None, balance=None) -> MulliganRound:
     """One seat from a shuffled deck: player 0-4, dealer 5-9, then draws in order."""
     rnd = MulliganRound(spec, balances=[balance])
-    rnd.place_wager(seat=0, wager="ante", amount=money(ante))
-    if bonus:
-        rnd.place_wager(seat=0, wager="bonus", amount=money(bonus))
+    try:                                       # a refused wager voids the seat
+        rnd.place_wager(seat=0, wager="ante", amount=money(ante))
+        if bonus:
+            rnd.place_wager(seat=0, wager="bonus", amount=money(bonus))
+    except IllegalAction as exc:
+        rnd.void_seat(seat=0, reason=exc.reason)
     rnd.deal(hands=[tuple(deck[0:5])], dealer=tuple(deck[5:10]))
     position = 10
     while (step := rnd.next_step()) is not None:

@@ -319,13 +319,17 @@ def replay_stud(spec, events: Iterable) -> StudRound:
 
 def play_round(spec, deck: Sequence[int], strategy, antes: Sequence, progressive: Sequence[bool] | None = None,
                meter=None, balances=None) -> StudRound:
-    """Play one round from a shuffled deck: five-card groups to each seat, then the dealer."""
+    """Play one round from a shuffled deck: five-card groups to each seat, then the dealer.
+    A wager the table refuses (limits, balance) voids that seat, as the procedures runner does."""
     n = len(antes)
     rnd = StudRound(spec, balances=balances if balances is not None else [None] * n, meter=meter)
     for i, ante in enumerate(antes):
-        rnd.place_wager(seat=i, wager="ante", amount=money(ante))
-        if progressive and progressive[i]:
-            rnd.place_wager(seat=i, wager="progressive", amount=spec.progressive.wager)
+        try:                                   # a refused wager: the table returns the seat's wagers
+            rnd.place_wager(seat=i, wager="ante", amount=money(ante))
+            if progressive and progressive[i]:
+                rnd.place_wager(seat=i, wager="progressive", amount=spec.progressive.wager)
+        except IllegalAction as exc:
+            rnd.void_seat(seat=i, reason=exc.reason)
     if spec.progressive is not None and spec.progressive.coin_in_lockout:
         rnd.lock_out()
     size = spec.hand_size

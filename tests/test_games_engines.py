@@ -1,0 +1,284 @@
+"""Engines: replay from the event log, strategies as objects, illegal inputs refused, pure settle."""
+
+import dataclasses
+import random
+from decimal import Decimal
+
+import pytest
+
+from certify.cards import parse_cards
+from certify.games import holdem_bonus, mulligan, stud
+from certify.games.base import Event, IllegalAction, make_event
+from certify.spec import load_spec
+
+D = Decimal
+
+
+def _deck(rng):
+    deck = list(range(52))
+    rng.shuffle(deck)
+    return deck
+
+
+# ---------------------------------------------------------------- random rounds replay identically
+
+def _random_stud_round(spec, rng):
+    seats = rng.randint(1, spec.seats)
+    antes = [rng.choice(["1.00", "1.50", "2.00", "2.50"]) for _ in range(seats)]
+    prog = [spec.progressive is not None and rng.random() < 0.6 for _ in range(seats)]
+    # some balances too small for the Bet: those seats must fold
+    balances = [rng.choice([None, None, "4.00", "7.50"]) for _ in range(seats)]
+    strategy = stud.strategy_from_spec(spec)
+    meter = "12345.67" if spec.progressive is not None else None
+    return stud.play_round(spec, _deck(rng), strategy, antes, prog, meter=meter, balances=balances)
+
+
+@pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud"])
+def test_stud_rounds_replay_identically(name):
+    spec, rng = load_spec(name), random.Random(20261129)
+    outcomes = set()
+    for _ in range(300):
+        rnd = _random_stud_round(spec, rng)
+        again = stud.replay_stud(spec, rnd.events)
+        assert again.events == rnd.events
+        assert again.result() == rnd.result()
+        outcomes.update(s.status for s in rnd.result().seats)
+    assert {"played", "folded"} <= outcomes
+
+
+@pytest.mark.parametrize("name", ["five_card_mulligan", "five_card_mulligan_online"])
+def test_mulligan_rounds_replay_identically(name):
+    spec, rng = load_spec(name), random.Random(7)
+    strategy = mulligan.strategy_from_spec(spec)
+    kinds = set()
+    for _ in range(300):
+        rnd = mulligan.play_round(spec, _deck(rng), strategy, rng.choice(["1.00", "5.00", "25.00"]),
+                                  rng.choice([None, "1.00", "5.00"]))
+        again = mulligan.replay_mulligan(spec, rnd.events)
+        assert again.events == rnd.events and again.result() == rnd.result()
+        kinds.update(e.kind for e in rnd.events)
+    assert {"redraw", "dealer_redraw"} <= kinds     # both sides took mulligans in the sample
+
+
+@pytest.mark.parametrize("name", ["texas_holdem_bonus", "texas_holdem_bonus_2x"])
+def test_holdem_rounds_replay_identically(name):
+    spec, rng = load_spec(name), random.Random(11)
+    strategy = holdem_bonus.strategy_from_spec(spec)
+    paths = set()
+    for _ in range(300):
+        rnd = holdem_bonus.play_round(spec, _deck(rng), strategy, "5.00", rng.choice([None, "1.00"]),
+                                      balance=rng.choice([None, "12.00", "100.00"]))
+        again = holdem_bonus.replay_holdem(spec, rnd.events)
+        assert again.events == rnd.events and again.result() == rnd.result()
+        paths.add(tuple(e.get("action") for e in rnd.events if e.kind == "act"))
+    assert ("fold",) in paths and ("bet", "bet", "bet") in paths and ("bet", "check", "check") in paths
+
+
+def test_tampered_log_replays_to_a_different_round():
+    spec = load_spec("casino_stud")
+    rnd = stud.play_round(spec, list(range(52)), stud.ThresholdStrategy(spec.strategy.bet_at_least), ["1.00"])
+    events = list(rnd.events)
+    i = next(k for k, e in enumerate(events) if e.kind == "act")
+    flipped = "fold" if events[i].get("action") == "bet" else "bet"
+    events[i] = make_event("act", seat=0, action=flipped)
+    assert stud.replay_stud(spec, events).result() != rnd.result()
+
+
+def test_events_are_immutable():
+    spec = load_spec("casino_stud")
+    rnd = stud.play_round(spec, list(range(52)), stud.strategy_from_spec(spec), ["1.00"])
+    assert isinstance(rnd.events, tuple)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rnd.events[0].kind = "changed"
+    assert isinstance(rnd.events[0], Event)
+
+
+# ---------------------------------------------------------------- strategies are objects
+
+class AlwaysBet:
+    def decide(self, view):
+        return "bet" if "bet" in view.legal else view.legal[0]
+
+
+class AlwaysFold:
+    def decide(self, view):
+        return "fold"
+
+
+class AlwaysMulligan:
+    def decide(self, view):
+        return "mulligan"
+
+
+def test_strategy_object_changes_stud_decisions():
+    spec, rng = load_spec("caribbean_stud"), random.Random(3)
+    differ = 0
+    for _ in range(50):
+        deck = _deck(rng)
+        a = stud.play_round(spec, deck, AlwaysBet(), ["1.00"] * 3, meter="10000.00")
+        b = stud.play_round(spec, deck, AlwaysFold(), ["1.00"] * 3, meter="10000.00")
+        c = stud.play_round(spec, deck, stud.strategy_from_spec(spec), ["1.00"] * 3, meter="10000.00")
+        assert all(s.status == "played" for s in a.result().seats)
+        assert all(s.status == "folded" and s.net == {"ante": D("-1.00")} for s in b.result().seats)
+        differ += a.result() != c.result()
+    assert differ > 0
+
+
+def test_strategy_object_changes_mulligan_and_holdem_decisions():
+    spec, rng = load_spec("five_card_mulligan"), random.Random(5)
+    deck = _deck(rng)
+    forced = mulligan.play_round(spec, deck, AlwaysMulligan(), "1.00")
+    assert [e.get("action") for e in forced.events if e.kind == "act"] == ["mulligan"]
+    assert "raise" in forced.result().seats[0].net
+    hspec = load_spec("texas_holdem_bonus")
+    folded = holdem_bonus.play_round(hspec, deck, AlwaysFold(), "1.00")
+    assert folded.result().seats[0].status == "folded"
+    betting = holdem_bonus.play_round(hspec, deck, AlwaysBet(), "1.00")
+    assert [e.get("action") for e in betting.events if e.kind == "act"] == ["bet", "bet", "bet"]
+
+
+def test_mulligan_threshold_is_the_inventors():
+    spec = load_spec("five_card_mulligan")
+    strategy = mulligan.strategy_from_spec(spec)
+    view = lambda text: mulligan.MulliganView(0, tuple(parse_cards(text)), D(1), ("stand", "mulligan"))
+    assert strategy.decide(view("AS KD 9C 5H 4D")) == "stand"
+    assert strategy.decide(view("AS KD 9C 5H 3D")) == "mulligan"
+    assert strategy.decide(view("2S 2D 9C 5H 3D")) == "stand"
+
+
+# ---------------------------------------------------------------- illegal inputs are refused
+
+def _rejects(call, text):
+    with pytest.raises(IllegalAction) as err:
+        call()
+    assert text in err.value.reason, err.value.reason
+
+
+def test_stud_refuses_illegal_wagers_and_actions():
+    spec = load_spec("caribbean_stud")
+    rnd = stud.StudRound(spec, balances=[None, "2.99"], meter="10000.00")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="ante", amount="2.51"), "outside the table limits")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="bet", amount="2.00"), "not a wager placed before the deal")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="progressive", amount="1.00"), "needs an Ante")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="ante", amount="1.005"), "whole cents")
+    _rejects(lambda: rnd.place_wager(seat=5, wager="ante", amount="1.00"), "no seat 5")
+    rnd.place_wager(seat=0, wager="ante", amount="1.00")
+    rnd.place_wager(seat=1, wager="ante", amount="1.00")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="ante", amount="1.00"), "already has")
+    _rejects(lambda: rnd.act(seat=0, action="bet"), "no decision to make now")
+    _rejects(lambda: rnd.deal(hands=[parse_cards("AS KS QS JS TS"), parse_cards("2C 3C 4C 5C 7D")],
+                              dealer=parse_cards("AH KH QH JH 9H")), "not allowed now")   # lockout first
+    rnd.lock_out()
+    _rejects(lambda: rnd.place_wager(seat=0, wager="progressive", amount="1.00"), "locked out")
+    _rejects(lambda: rnd.deal(hands=[parse_cards("AS KS QS JS TS"), parse_cards("AS 3C 4C 5C 7D")],
+                              dealer=parse_cards("AH KH QH JH 9H")), "distinct")
+    rnd.deal(hands=[parse_cards("AS KS QS JS TS"), parse_cards("2C 3C 4C 5C 7D")],
+             dealer=parse_cards("AH KH QH JH 9H"))
+    assert rnd.legal_actions(1) == ("fold",)          # balance 2.99 cannot cover 1.00 + Bet 2.00
+    before = [(dict(s.wagers), s.status, list(s.decisions)) for s in rnd.seats]
+    _rejects(lambda: rnd.act(seat=1, action="bet"), "cannot cover the Bet")
+    _rejects(lambda: rnd.act(seat=0, action="check"), "not an action")
+    assert [(dict(s.wagers), s.status, list(s.decisions)) for s in rnd.seats] == before   # refusals change nothing
+    rnd.act(seat=0, action="bet")
+    _rejects(lambda: rnd.act(seat=0, action="bet"), "no decision to make now")
+    rnd.act(seat=1, action="fold")
+    assert rnd.result().seats[0].net == {"ante": D("1.00"), "bet": D("200.00")}
+
+
+def test_mulligan_refuses_illegal_steps():
+    spec = load_spec("five_card_mulligan")
+    rnd = mulligan.MulliganRound(spec)
+    _rejects(lambda: rnd.place_wager(seat=0, wager="bonus", amount="1.00"), "without an Ante")
+    rnd.place_wager(seat=0, wager="ante", amount="5.00")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="raise", amount="5.00"), "Raise comes with a mulligan")
+    rnd.deal(hands=[parse_cards("2C 5D 8H JS KC")], dealer=parse_cards("KS QS 9H 6D 3C"))
+    _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("AH AD 9C 4S 3H")), "has not taken a mulligan")
+    _rejects(lambda: rnd.dealer_redraw(cards=parse_cards("AH AD 9C 4S 3H")), "not allowed now")
+    rnd.act(seat=0, action="mulligan")
+    _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("2C AD 9C 4S 3H")), "rest of the deck")
+    rnd.redraw(seat=0, cards=parse_cards("AH AD 9C 4S 3H"))
+    assert rnd.next_step() == ("dealer_redraw", None)      # K-high dealer must redraw
+    rnd.dealer_redraw(cards=parse_cards("8C 6S 4H 3D 2D"))
+    assert rnd.result().seats[0].net == {"ante": D("5.00"), "raise": D("5.00")}
+
+
+def test_holdem_refuses_illegal_steps():
+    spec = load_spec("texas_holdem_bonus")
+    rnd = holdem_bonus.HoldemRound(spec, balances=["12.00"])
+    rnd.place_wager(seat=0, wager="ante", amount="5.00")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="flop", amount="5.00"), "are actions")
+    _rejects(lambda: rnd.deal_board(cards=parse_cards("2C 3C 4C")), "not allowed now")
+    rnd.deal(hands=[parse_cards("AC AD")], dealer=parse_cards("7H 2S"))
+    _rejects(lambda: rnd.act(seat=0, action="check"), "not an action on the preflop")
+    rnd.act(seat=0, action="bet")
+    _rejects(lambda: rnd.act(seat=0, action="bet"), "no decision to make now")
+    rnd.deal_board(cards=parse_cards("AH 9S 4D"))
+    assert rnd.legal_actions(0) == ("check",)             # 12.00 cannot cover a third 5.00
+    _rejects(lambda: rnd.act(seat=0, action="bet"), "cannot cover the Turn bet")
+    rnd.act(seat=0, action="check")
+    rnd.deal_board(cards=parse_cards("5C"))
+    rnd.act(seat=0, action="check")
+    rnd.deal_board(cards=parse_cards("KH"))
+    assert rnd.result().seats[0].net == {"ante": D("0"), "flop": D("5.00")}
+
+
+# ---------------------------------------------------------------- pure settle functions
+
+def test_stud_settle_reads_the_spec():
+    spec = load_spec("casino_stud")
+    cards = lambda text: parse_cards(text)
+    assert stud.settle(spec, cards("AS KS QS JS TS"), cards("AH KD 5C 4S 2D"), "bet") == {"ante": 1, "bet": 200}
+    assert stud.settle(spec, cards("2C 5D 7H 9S JD"), cards("KC QD 8H 6S 3C"), "bet") == {"ante": 1, "bet": 0}
+    assert stud.settle(spec, cards("2C 5D 7H 9S JD"), cards("KC QD 8H 6S 3C"), "fold") == {"ante": -1}
+    assert stud.settle(spec, cards("5C 5D KH 9S 2D"), cards("6C 6D 4H 3S 2C"), "bet", D("3")) == {"ante": -3, "bet": -6}
+
+
+def test_settle_agrees_with_engine_round_for_round():
+    """The engine's settlement is the pure settle function (one owner of each rule)."""
+    rng = random.Random(99)
+    spec = load_spec("casino_stud")
+    for _ in range(100):
+        deck = _deck(rng)
+        rnd = stud.play_round(spec, deck, stud.strategy_from_spec(spec), ["2.00"])
+        decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
+        assert rnd.result().seats[0].net == stud.settle(spec, deck[:5], deck[5:10], decision, D("2.00"))
+    mspec = load_spec("five_card_mulligan_online")
+    for _ in range(100):
+        deck = _deck(rng)
+        rnd = mulligan.play_round(mspec, deck, mulligan.strategy_from_spec(mspec), "1.00", "1.00")
+        decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
+        player_redraw = deck[10:15] if decision == "mulligan" else None
+        dealer_redraw = deck[15:20] if decision == "mulligan" else deck[10:15]
+        want = mulligan.settle(mspec, deck[:5], decision, player_redraw, deck[5:10], dealer_redraw, D(1), D(1))
+        assert rnd.result().seats[0].net == want
+    hspec = load_spec("texas_holdem_bonus_2x")
+    for _ in range(100):
+        deck = _deck(rng)
+        rnd = holdem_bonus.play_round(hspec, deck, holdem_bonus.strategy_from_spec(hspec), "1.00", "1.00")
+        decisions = tuple(e.get("action") for e in rnd.events if e.kind == "act")
+        decisions += ("check",) * (3 - len(decisions))
+        want = holdem_bonus.settle(hspec, deck[0:2], deck[2:4], deck[4:9], decisions, D(1), D(1))
+        assert rnd.result().seats[0].net == want
+
+
+def test_hole_classes():
+    c = parse_cards
+    assert holdem_bonus.hole_class(c("AC AD"), c("AH AS")) == "aces_vs_dealer_aces"
+    assert holdem_bonus.hole_class(c("AC AD"), c("AH KS")) == "aces"
+    assert holdem_bonus.hole_class(c("KS AS"), c("2H 3S")) == "ak_suited"
+    assert holdem_bonus.hole_class(c("AH JH"), c("2H 3S")) == "aq_aj_suited"
+    assert holdem_bonus.hole_class(c("AH KD"), c("2H 3S")) == "ak_offsuit"
+    assert holdem_bonus.hole_class(c("JH JD"), c("2H 3S")) == "jacks_to_kings"
+    assert holdem_bonus.hole_class(c("QC AD"), c("2H 3S")) == "aq_aj_offsuit"
+    assert holdem_bonus.hole_class(c("TC TD"), c("2H 3S")) == "twos_to_tens"
+    assert holdem_bonus.hole_class(c("AC TC"), c("2H 3S")) == "other"
+
+
+def test_progressive_award_split_and_rounding():
+    spec = load_spec("caribbean_stud")
+    from certify.hands import rank_hand
+    royal = rank_hand(parse_cards("AS KS QS JS TS"))
+    sf = rank_hand(parse_cards("9C 8C 7C 6C 5C"))
+    assert stud.progressive_award(spec, royal, D("10000.00"), 3) == D("3333.33")
+    assert stud.progressive_award(spec, sf, D("12345.67")) == D("1234.56")
+    assert stud.progressive_award(spec, rank_hand(parse_cards("2C 3D 4H 5S 6C")), D("10000")) is None
