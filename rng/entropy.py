@@ -49,7 +49,7 @@ def apt_cutoff(min_entropy: float, window: int = 512, alpha_log2: float = 20) ->
     """
     _check_entropy_claim(min_entropy)
     log_p = -min_entropy * math.log(2)
-    log_q = math.log(-math.expm1(log_p)) if min_entropy < 1e6 else 0.0
+    log_q = math.log(-math.expm1(log_p))
     log_alpha = -alpha_log2 * math.log(2)
     tail = 0.0
     for count in range(window, -1, -1):
@@ -71,11 +71,14 @@ class HealthTestedEntropy(RandomSource):
 
     ``min_entropy`` is the claimed min-entropy H per byte: 8 for the OS source, which the
     kernel already conditions to full entropy. ``alpha_log2`` sets the false-alarm rate
-    alpha = 2^-alpha_log2 per sample (RCT) and per window (APT).
+    alpha = 2^-alpha_log2 per sample (RCT) and per window (APT). The default 40 is the low end
+    of 90B's recommended range (2^-20 to 2^-40): a false alarm stops the DRBG for good, and at
+    2^-20 a new DRBG (1,072 bytes with start-up) would false-alarm once in ~16,000. With H = 8
+    the cutoffs are then 6 repeats (RCT) and 19 in a window of 512 (APT).
     """
 
     def __init__(self, raw_source: Callable[[int], bytes] = os.urandom, min_entropy: float = 8.0,
-                 alpha_log2: float = 20):
+                 alpha_log2: float = 40):
         self._raw_source = raw_source
         self.min_entropy = min_entropy
         self.rct_cutoff = rct_cutoff(min_entropy, alpha_log2)

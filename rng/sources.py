@@ -115,7 +115,7 @@ class BitsFileSource(RandomSource):
             raise SourceExhaustedError(f"{self.path}: truncated: {n} bits requested at bit {self.position}, "
                                        f"but the file holds {len(self.bits)} bits")
         self.position += n
-        return self.bits[self.position - n:self.position]
+        return self.bits[self.position - n:self.position].copy()
 
     def random_bytes(self, n: int) -> bytes:
         return np.packbits(self.random_bits(8 * _check_count(n))).tobytes()

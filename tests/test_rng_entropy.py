@@ -40,6 +40,12 @@ def numpy_bytes(seed):
     return lambda n: rng.bytes(n)
 
 
+def test_default_cutoffs():
+    source = HealthTestedEntropy()
+    assert (source.rct_cutoff, source.apt_window, source.apt_cutoff) == (rct_cutoff(8, 40), 512, apt_cutoff(8, 512, 40))
+    assert HealthTestedEntropy(alpha_log2=20).apt_cutoff == TABLE2_NON_BINARY[8]
+
+
 def test_a_fair_source_passes_fixed_seed():
     source = HealthTestedEntropy(raw_source=numpy_bytes(2024))
     assert len(source.get_entropy(1_000_000)) == 1_000_000
@@ -48,7 +54,7 @@ def test_a_fair_source_passes_fixed_seed():
 
 def test_stuck_source_trips_the_repetition_count_test():
     source = HealthTestedEntropy(raw_source=lambda n: b"\x42" * n)
-    with pytest.raises(EntropyHealthError, match="repetition count test: value 0x42 repeated 4 times"):
+    with pytest.raises(EntropyHealthError, match="repetition count test: value 0x42 repeated 6 times"):
         source.get_entropy(32)
     assert source.failed
 
@@ -68,7 +74,7 @@ def biased_without_runs(seed, period=3):
 
 def test_biased_source_trips_the_adaptive_proportion_test():
     source = HealthTestedEntropy(raw_source=biased_without_runs(1))
-    with pytest.raises(EntropyHealthError, match="adaptive proportion test: value 0x00 seen 13 times in a window of 512"):
+    with pytest.raises(EntropyHealthError, match="adaptive proportion test: value 0x00 seen 19 times in a window of 512"):
         source.get_entropy(4096)
 
 
