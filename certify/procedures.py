@@ -177,6 +177,14 @@ class ScenarioResult:
 
 # ------------------------------------------------------------------ loading
 
+def _dotted(loc: tuple) -> str:
+    """("seats", 0, "cards") -> "seats[0].cards"."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
 def _where(path: Path, loc: tuple, scenarios: list | None) -> str:
     """"file: scenario 'id': field.path" for a pydantic error location."""
     if len(loc) >= 2 and loc[0] == "scenarios" and isinstance(loc[1], int):
@@ -184,9 +192,9 @@ def _where(path: Path, loc: tuple, scenarios: list | None) -> str:
         if scenarios and loc[1] < len(scenarios) and isinstance(scenarios[loc[1]], dict):
             sid = scenarios[loc[1]].get("id")
         name = f"scenario {sid!r}" if sid is not None else f"scenario #{loc[1] + 1}"
-        rest = ".".join(str(p) for p in loc[2:]) or "(scenario)"
+        rest = _dotted(loc[2:]) or "(scenario)"
         return f"{path}: {name}: {rest}"
-    return f"{path}: {'.'.join(str(p) for p in loc) or '(top level)'}"
+    return f"{path}: {_dotted(loc) or '(top level)'}"
 
 
 def load_fixture(path: Path) -> tuple[Fixture, Any]:
