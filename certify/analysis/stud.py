@@ -97,6 +97,8 @@ def _fraction(x: Any) -> Fraction:
 def stud_rules(spec: Any) -> StudRules:
     if getattr(spec, "family", None) != "stud":
         raise ParError(f"{getattr(spec, 'name', spec)!r} is not a stud game spec")
+    if spec.ties != "push":
+        raise ParError(f"{spec.name}: only ties that push are analysed, got ties: {spec.ties!r}")
     strategy = spec.strategy
     threshold = strategy.bet_at_least if strategy.name == "threshold" else None
     return StudRules(
@@ -135,13 +137,6 @@ def _colex_hands():
                         out[n, 4] = e
                         n += 1
     return out
-
-
-@njit(cache=True, inline="always")
-def _index2(a, b, binom):
-    if a > b:
-        a, b = b, a
-    return binom[a, 1] + binom[b, 2]
 
 
 @njit(cache=True)

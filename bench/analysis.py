@@ -1,0 +1,158 @@
+"""PAR-sheet benchmark: the time to compute each spec's exact PAR sheet, and its house edges.
+
+    python bench/analysis.py                    # every spec in SPECS
+    python bench/analysis.py caribbean_stud     # some of them
+
+Each spec runs in a fresh process (``--one``), so every time includes building the counting tables
+and loading the compiled kernels (compiled on the first run ever; run twice for warm numbers).
+
+The baseline is how such a table is usually counted: for every player hand and up card, evaluate
+every one of the 163,185 dealer hands. It is timed on a sample of (player hand, up card) pairs with
+eval7 (one Python call per hand) and with this project's compiled evaluator over suit classes, its
+dealer counts are checked against ours, and the full-cycle time is extrapolated: the ratio printed
+is baseline time / our time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from itertools import combinations
+
+import numpy as np
+from numba import njit
+
+from certify import hands
+
+# spec name -> family; other analyses add their specs here.
+SPECS = ["caribbean_stud", "casino_stud"]
+
+HOLE_INDEX = np.array(list(combinations(range(46), 4)), dtype=np.int64)
+
+
+def run_one(name: str) -> dict:
+    """Compute one spec's PAR sheet in this process; return the time and the figures."""
+    from certify.analysis import par_sheet
+    from certify.spec import load_spec
+
+    t0 = time.perf_counter()
+    sheet = par_sheet(load_spec(name))
+    seconds = time.perf_counter() - t0
+    return {"spec": name, "seconds": seconds,
+            "wagers": [{"name": w.name, "house_edge": float(w.house_edge),
+                        "element_of_risk": float(w.element_of_risk), "exact": w.exact}
+                       for w in sheet.wagers]}
+
+
+@njit(cache=True)
+def _brute_force_counts(player, up, rest, hole_index, qualify, pv):
+    nq = 0
+    win = 0
+    tie = 0
+    for i in range(hole_index.shape[0]):
+        h = hole_index[i]
+        dv = hands.eval5_nb(up, rest[h[0]], rest[h[1]], rest[h[2]], rest[h[3]])
+        if dv < qualify:
+            nq += 1
+        elif dv < pv:
+            win += 1
+        elif dv == pv:
+            tie += 1
+    return nq, win, tie
+
+
+def baseline(pairs: int, eval7_pairs: int) -> dict:
+    """Brute-force dealer counts on sampled (player hand, up card) pairs, checked against ours."""
+    from certify.analysis import stud
+    from certify.analysis.frequencies import threshold_value
+    from certify.spec import load_spec
+
+    q = threshold_value(load_spec("caribbean_stud").dealer.qualifies)
+    rng = np.random.default_rng(2024)
+    deals = [rng.choice(52, 6, replace=False) for _ in range(pairs)]
+    players = np.sort(np.array([d[:5] for d in deals]), axis=1).astype(np.int64)
+    ours = stud.dealer_counts(q, reps=players).counts
+    rests = [np.array([c for c in range(52) if c not in d]) for d in deals]
+    _brute_force_counts(players[0], int(deals[0][5]), rests[0], HOLE_INDEX, q, 0)  # compile
+    t0 = time.perf_counter()
+    for d, p, rest in zip(deals, players, rests):
+        _brute_force_counts(p, int(d[5]), rest, HOLE_INDEX, q, hands.rank_hand(p))
+    numba_per_pair = (time.perf_counter() - t0) / pairs
+    for i, (d, p, rest) in enumerate(zip(deals, players, rests)):  # agreement, pair by pair
+        got = _brute_force_counts(p, int(d[5]), rest, HOLE_INDEX, q, hands.rank_hand(p))
+        if tuple(got) != tuple(int(x) for x in ours[i, int(d[5])]):
+            raise AssertionError(f"brute force {got} != inclusion-exclusion {ours[i, int(d[5])]}")
+    result = {"numba_brute_force_seconds_per_pair": numba_per_pair}
+    try:
+        import eval7
+    except ImportError:
+        return result
+    deck = [eval7.Card(s) for s in
+            [r + s for r in "23456789TJQKA" for s in "cdhs"]]  # our card order: 4 * rank + suit
+    t0 = time.perf_counter()
+    for i in range(eval7_pairs):
+        d, rest = deals[i], rests[i]
+        up = deck[int(d[5])]
+        pv = eval7.evaluate([deck[c] for c in players[i]])
+        q7 = eval7.evaluate([deck[c] for c in (51, 46, 8, 5, 0)])  # A K 4 3 2, the weakest A-K
+        nq = win = tie = 0
+        for h in HOLE_INDEX:
+            dv = eval7.evaluate([up] + [deck[rest[j]] for j in h])
+            if dv < q7:
+                nq += 1
+            elif dv < pv:
+                win += 1
+            elif dv == pv:
+                tie += 1
+        if (nq, win, tie) != tuple(int(x) for x in ours[i, int(d[5])]):
+            raise AssertionError(f"eval7 brute force {(nq, win, tie)} != ours {ours[i, int(d[5])]}")
+    result["eval7_brute_force_seconds_per_pair"] = (time.perf_counter() - t0) / eval7_pairs
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("specs", nargs="*", default=SPECS)
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: one spec, JSON out
+    parser.add_argument("--pairs", type=int, default=200, help="sampled pairs for the numba baseline")
+    parser.add_argument("--eval7-pairs", type=int, default=2, help="sampled pairs for the eval7 baseline")
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one)))
+        return
+    results = []
+    for name in args.specs:
+        out = subprocess.run([sys.executable, __file__, "--one", name], capture_output=True, text=True)
+        if out.returncode != 0:
+            print(f"{name}: FAILED\n{out.stderr}", file=sys.stderr)
+            continue
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"{'spec':<28} {'seconds':>9}  wager: house edge / element of risk")
+    for r in results:
+        edges = "; ".join(f"{w['name']}: {100 * w['house_edge']:.4f}% / {100 * w['element_of_risk']:.4f}%"
+                          + ("" if w["exact"] else " (simulated)") for w in r["wagers"])
+        print(f"{r['spec']:<28} {r['seconds']:>9.1f}  {edges}")
+    stud_times = [r["seconds"] for r in results if r["spec"] in ("caribbean_stud", "casino_stud")]
+    if stud_times:
+        from certify.analysis.stud import CYCLE, DEALER_HOLE
+
+        b = baseline(args.pairs, args.eval7_pairs)
+        ours = min(stud_times)
+        pairs_full = CYCLE // DEALER_HOLE  # every player hand x up card
+        pairs_classes = 134459 * 47  # with suit classes
+        print("\nbaseline for a stud cycle: evaluate all 163,185 dealer hands per (player hand, up card);"
+              " dealer counts checked equal to ours on every sampled pair")
+        numba_full = b["numba_brute_force_seconds_per_pair"] * pairs_classes
+        print(f"  this project's evaluator, suit classes, 1 core: {numba_full:,.0f} s extrapolated "
+              f"(ratio {numba_full / ours:,.0f}x)")
+        if "eval7_brute_force_seconds_per_pair" in b:
+            eval7_full = b["eval7_brute_force_seconds_per_pair"] * pairs_full
+            print(f"  eval7, every player hand: {eval7_full:,.0f} s = {eval7_full / 86400:,.0f} days "
+                  f"extrapolated (ratio {eval7_full / ours:,.0f}x)")
+
+
+if __name__ == "__main__":
+    main()
