@@ -57,7 +57,7 @@ class SecondLevel:
     m: int                      # sequences the test applied to
     passed_count: int           # of those, how many had p >= alpha
     proportion: float | None
-    interval: tuple[float, float]
+    interval: tuple[float, ...]  # (low, high); empty when m == 0
     proportion_ok: bool | None
     histogram: tuple[int, ...]  # the 10 bins of 4.2.2
     uniformity_pvalue: float | None
@@ -113,7 +113,7 @@ def second_level(pvalues: Iterable[float | None], alpha: float = 0.01, name: str
     skipped = len(values) - len(ps)
     m = len(ps)
     if m == 0:
-        return SecondLevel(name, alpha, 0, 0, None, (float("nan"), float("nan")), None, (), None, None,
+        return SecondLevel(name, alpha, 0, 0, None, (), None, (), None, None,
                            None, 1.0, skipped)
     bad = [p for p in ps if not 0.0 <= p <= 1.0 or p != p]
     if bad:

@@ -1,0 +1,394 @@
+"""The RNG batteries as one call: SP 800-22 on bit sequences, the card and shuffle tests on
+dealt decks, the section 4.2 second level and the family verdict. Returns plain data (a dict
+that is also the JSON written by ``certify rng``), so ``certify rng``, ``certify run``, the report
+and the pytest plugin all run and read the same thing.
+
+Data is drawn from the source in a fixed order: ``sequences`` x ``bits`` bits, then ``decks``
+52-card deals, then ``small_decks`` deals of a 4-card and of a 5-card deck. A source that only
+deals decks (a file of decks, a broken shuffle) skips the bit battery; a file of 52-card decks
+has no 4- and 5-card decks, so its permutation test looks at the relative order of the first
+4 and 5 cards of each deal instead (equally uniform for a fair shuffle).
+
+The verdict is the family verdict of ``certify.stats.multiple`` (Holm-Bonferroni over every test
+of both batteries); the NIST section 4.2 figures are reported beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from certify.stats import cards
+from certify.stats.multiple import holm, member_pvalue, second_level
+from certify.stats.result import TestResult
+
+SCHEMA = "certify.rng/1"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much data each battery looks at."""
+
+    name: str
+    bits: int          # bits per SP 800-22 sequence (0: no bit battery)
+    sequences: int
+    decks: int         # 52-card deals for the card battery (0: no card battery)
+    small_decks: int   # deals of 4- and of 5-card decks for the full permutation test
+    description: str
+
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (
+    Profile("quick", 1_000_000, 1, 100_000, 100_000,
+            "one 1,000,000-bit sequence and 100,000 deals: a CI smoke test (about 10 s)"),
+    Profile("standard", 1_000_000, 10, 200_000, 200_000,
+            "ten 1,000,000-bit sequences and 200,000 deals (the `certify rng` default)"),
+    Profile("lab", 1_000_000, 100, 1_000_000, 1_000_000,
+            "a hundred 1,000,000-bit sequences (SP 800-22 4.2 uniformity needs >= 55) and 1,000,000 deals"),
+    Profile("cards", 0, 0, 200_000, 200_000, "the card and shuffle battery only"),
+    Profile("bits", 1_000_000, 10, 0, 0, "the SP 800-22 battery only"),
+)}
+
+# The card battery: (name, function) in report order; Permutations4/5 are added from small decks.
+CARD_TESTS: tuple[tuple[str, Callable[..., TestResult]], ...] = (
+    ("CardPosition", cards.card_position),
+    ("SuitByPosition", cards.suit_by_position),
+    ("RankByPosition", cards.rank_by_position),
+    ("AdjacentPairs", cards.adjacent_pairs),
+    ("Runs", cards.runs),
+    ("Gaps", cards.gaps),
+    ("CouponCollector", cards.coupon_collector),
+    ("Poker", cards.poker),
+    ("SerialIndependence", cards.serial_independence),
+    ("RepeatedDeals", cards.repeated_deals),
+)
+
+
+def resolve_profile(profile: str | Profile = "standard", **overrides: int | None) -> Profile:
+    """A profile by name, with any of bits/sequences/decks/small_decks overridden (None: keep)."""
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}: expected one of {', '.join(PROFILES)}")
+        profile = PROFILES[profile]
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    for key, value in changes.items():
+        if key not in ("bits", "sequences", "decks", "small_decks"):
+            raise ValueError(f"unknown profile field {key!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{key} must be a non-negative integer, got {value!r}")
+    if changes.get("bits", profile.bits) % 8 and changes.get("sequences", profile.sequences):
+        raise ValueError(f"bits per sequence must be a multiple of 8, got {changes.get('bits', profile.bits)}")
+    return replace(profile, **changes) if changes else profile
+
+
+# ---------------------------------------------------------------------------------------------
+# SP 800-22 over many sequences
+# ---------------------------------------------------------------------------------------------
+
+def _run_sequence(packed: bytes, n_bits: int, alpha: float) -> list[dict[str, Any]]:
+    from certify.stats import sp800_22
+
+    bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8))[:n_bits]
+    return [r.to_dict() for r in sp800_22.run_all(bits, alpha)]
+
+
+def _series_labels(name: str, results: list[dict[str, Any]]) -> list[str]:
+    for r in results:
+        if r["applicable"]:
+            labels = (r.get("details") or {}).get("labels")
+            if labels and len(labels) == len(r["pvalues"]):
+                return [str(label) for label in labels]
+            return [name] if len(r["pvalues"]) == 1 else [f"{name}[{i}]" for i in range(len(r["pvalues"]))]
+    return [name]
+
+
+def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, jobs: int = 1,
+                     progress: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
+    """Every SP 800-22 test on ``sequences`` sequences of ``n_bits`` bits, with the 4.2 second level.
+
+    Returns ``{NIST name: {"pvalues": [[p per series] or None per sequence], "labels": [...],
+    "second_level": [...], "member_pvalue": p or None, "results": [per-sequence result dicts]}}``.
+    """
+    if n_bits % 8:
+        raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
+    packed = [bytes(source.random_bytes(n_bits // 8)) for _ in range(sequences)]
+    per_sequence: list[list[dict[str, Any]]]
+    if jobs > 1 and sequences > 1:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_run_sequence, p, n_bits, alpha) for p in packed]
+            per_sequence = []
+            for i, f in enumerate(futures):
+                per_sequence.append(f.result())
+                if progress:
+                    progress(f"SP 800-22 sequence {i + 1}/{sequences}")
+    else:
+        per_sequence = []
+        for i, p in enumerate(packed):
+            per_sequence.append(_run_sequence(p, n_bits, alpha))
+            if progress:
+                progress(f"SP 800-22 sequence {i + 1}/{sequences}")
+    out: dict[str, dict[str, Any]] = {}
+    names = [r["name"] for r in per_sequence[0]] if per_sequence else []
+    for t, name in enumerate(names):
+        results = [seq[t] for seq in per_sequence]
+        labels = _series_labels(name, results)
+        pvalues = [list(r["pvalues"]) if r["applicable"] else None for r in results]
+        levels = [second_level([ps[s] if ps is not None else None for ps in pvalues], alpha, label)
+                  for s, label in enumerate(labels)]
+        components = [c for level in levels for c in level.components()]
+        out[name] = {
+            "labels": labels,
+            "pvalues": pvalues,
+            "applicable_sequences": sum(ps is not None for ps in pvalues),
+            "second_level": [level.to_dict() for level in levels],
+            "nist_second_level_ok": None if not components else all(level.nist_ok for level in levels if level.m),
+            "member_pvalue": member_pvalue(components) if components else None,
+            "components": len(components),
+            "results": results,
+        }
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Card battery
+# ---------------------------------------------------------------------------------------------
+
+def _deals_only_from_file(source) -> bool:
+    return hasattr(source, "decks") and hasattr(source, "cards_per_deck")
+
+
+def card_battery(source, n_decks: int, small_decks: int, alpha: float = 0.01,
+                 progress: Callable[[str], None] | None = None, cards_per_deal: int = 52) -> dict[str, dict[str, Any]]:
+    """The card and shuffle tests on ``n_decks`` deals (the first ``cards_per_deal`` cards of a
+    52-card deck) and on ``small_decks`` 4- and 5-card deals."""
+    out: dict[str, dict[str, Any]] = {}
+    deals = cards.check_deals(source.deal_batch(n_decks, cards_per_deal, 52), what=f"deals from {_name(source)}")
+    for name, test in CARD_TESTS:
+        out[name] = test(deals, alpha).to_dict()
+        if progress:
+            progress(f"card test {name}")
+    for size in (4, 5):
+        if _deals_only_from_file(source) or small_decks == 0:
+            result = cards.permutations(deals, alpha, size=size)
+        else:
+            small = cards.check_deals(source.deal_batch(small_decks, size, size), size,
+                                      what=f"{size}-card deals from {_name(source)}")
+            result = cards.permutations(small, alpha, deck_size=size)
+        out[f"Permutations{size}"] = result.to_dict()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources by name (the CLI and the plugin)
+# ---------------------------------------------------------------------------------------------
+
+FILE_FORMATS = {"raw": "binary", "ascii-bits": "bits", "ints": "integers", "decks": "decks"}
+DRBG_SOURCES = {"drbg:ctr": "ctr", "drbg:hmac": "hmac"}
+
+
+def drbg_source(name: str, seed: int):
+    """Our certified DRBG (``drbg:ctr`` or ``drbg:hmac``): the sub-stream 0 of master seed ``seed``."""
+    from rng.streams import stream
+
+    if name not in DRBG_SOURCES:
+        raise ValueError(f"unknown source {name!r}: expected one of {', '.join(DRBG_SOURCES)}")
+    source = stream(seed, 0, DRBG_SOURCES[name])
+    source.name = f"{name} (rng.streams, master seed {seed}, stream 0)"
+    return source
+
+
+def file_source(path: str | Path, fmt: str, *, low: int | None = None, high: int | None = None,
+                cards_per_deal: int = 52):
+    """A file under test by format name (raw, ascii-bits, ints, decks): ``rng.sources`` adapters,
+    which validate the whole file up front and name the line/byte of the first bad token."""
+    from rng import sources
+
+    if fmt not in FILE_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FILE_FORMATS)}")
+    if fmt == "ints" and (low is None or high is None):
+        raise ValueError("--format ints needs the declared range: --low and --high")
+    if not Path(path).is_file():
+        raise ValueError(f"{path}: no such file")
+    return sources.open_file(path, FILE_FORMATS[fmt], low=low, high=high, cards_per_deck=cards_per_deal)
+
+
+def available_bits(source) -> int | None:
+    """How many bits a file source still holds (None: not a file, or unlimited)."""
+    if hasattr(source, "size") and hasattr(source, "offset"):
+        return 8 * (source.size - source.offset)
+    if hasattr(source, "bits") and hasattr(source, "position"):
+        return len(source.bits) - source.position
+    if hasattr(source, "values") and hasattr(source, "bits_per_value"):
+        return (len(source.values) - source.position) * (source.bits_per_value or 0)
+    return None
+
+
+def available_decks(source) -> int | None:
+    if _deals_only_from_file(source):
+        return len(source.decks) - source.position
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Both batteries and the family verdict
+# ---------------------------------------------------------------------------------------------
+
+def _name(source) -> str:
+    return str(getattr(source, "name", type(source).__name__))
+
+
+def _gives_bits(source) -> bool:
+    try:
+        source.random_bytes(0)
+    except TypeError:
+        return False
+    return True
+
+
+def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0.01, jobs: int = 1,
+                bits: int | None = None, sequences: int | None = None, decks: int | None = None,
+                small_decks: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
+                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the batteries of ``profile`` on ``source``; return the plain-data result (module docstring).
+
+    ``result["passed"]`` is the family verdict; ``result["family"]["failing"]`` names the tests
+    that failed it.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks)
+    started = time.perf_counter()
+    bit_results: dict[str, dict[str, Any]] = {}
+    bits_skipped = None
+    if chosen.bits and chosen.sequences:
+        if _gives_bits(source):
+            bit_results = sp800_22_battery(source, chosen.bits, chosen.sequences, alpha, jobs, progress)
+        else:
+            bits_skipped = f"{_name(source)} deals decks and gives no bits"
+    card_results = card_battery(source, chosen.decks, chosen.small_decks, alpha, progress, cards_per_deal) \
+        if chosen.decks else {}
+
+    members: dict[str, float] = {}
+    for name, entry in bit_results.items():
+        if entry["member_pvalue"] is not None:
+            members[f"SP800-22/{name}"] = entry["member_pvalue"]
+    for name, entry in card_results.items():
+        if entry["applicable"]:
+            members[f"cards/{name}"] = entry["pvalue"]
+    if not members:
+        raise ValueError("no applicable test: give more bits or more decks")
+    family = holm(members, alpha)
+    return {
+        "schema": SCHEMA,
+        "source": source_label or _name(source),
+        "profile": asdict(chosen),
+        "alpha": alpha,
+        "sp800_22": bit_results,
+        "sp800_22_skipped": bits_skipped,
+        "cards": card_results,
+        "family": family.to_dict(),
+        "passed": family.passed,
+        "failing": family.failing,
+        "seconds": round(time.perf_counter() - started, 3),
+        "method": ("Holm-Bonferroni over the tests of both batteries at alpha; an SP 800-22 test over m "
+                   "sequences enters with the Bonferroni minimum of, per p-value series, m x its smallest "
+                   "p-value, the exact binomial tail of its failure count (SP 800-22 4.2.1) and, for m >= 55, "
+                   "the 4.2.2 uniformity P-value_T; a multi-p-value card test enters with its Bonferroni p-value"),
+    }
+
+
+def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One plain row per test, in report order, for a table: what the CLI and the report print."""
+    adjusted = {m["name"]: m for m in result["family"]["members"]}
+    rows = []
+    for name, entry in result["sp800_22"].items():
+        member = adjusted.get(f"SP800-22/{name}")
+        levels = [lv for lv in entry["second_level"] if lv["m"]]
+        if levels:
+            worst = min(levels, key=lambda lv: lv["passed_count"] / lv["m"])
+            proportion = f"{worst['passed_count']}/{worst['m']}"
+            uniform = [lv["uniformity_pvalue"] for lv in levels if lv["uniformity_pvalue"] is not None]
+        else:
+            proportion, uniform = "-", []
+        min_p = min((lv["min_pvalue"] for lv in levels), default=None)
+        rows.append({"battery": "SP 800-22", "test": name, "series": len(entry["labels"]),
+                     "sample": f"{entry['applicable_sequences']} seq", "proportion": proportion,
+                     "uniformity": min(uniform) if uniform else None,
+                     "nist_ok": entry["nist_second_level_ok"], "min_p": min_p,
+                     "member_p": entry["member_pvalue"], "adjusted_p": member["adjusted"] if member else None,
+                     "verdict": _verdict(member)})
+    for name, entry in result["cards"].items():
+        member = adjusted.get(f"cards/{name}")
+        rows.append({"battery": "cards", "test": name, "series": max(1, len(entry["pvalues"])),
+                     "sample": f"{entry['n']:,} deals", "proportion": "-", "uniformity": None,
+                     "nist_ok": None, "min_p": min(entry["pvalues"]) if entry["pvalues"] else None,
+                     "member_p": entry["pvalue"], "adjusted_p": member["adjusted"] if member else None,
+                     "verdict": _verdict(member)})
+    return rows
+
+
+def _verdict(member: dict[str, Any] | None) -> str:
+    if member is None:
+        return "n/a"
+    return "FAIL" if member["rejected"] else "pass"
+
+
+def failure_message(result: dict[str, Any]) -> str:
+    """One paragraph naming the failing tests, their adjusted p-values and what they looked at."""
+    if result["passed"]:
+        return f"{result['source']}: all tests pass (family verdict, alpha {result['alpha']})"
+    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}):"]
+    for member in result["family"]["members"]:
+        if not member["rejected"]:
+            continue
+        battery, name = member["name"].split("/", 1)
+        entry = result["cards"][name] if battery == "cards" else result["sp800_22"][name]
+        what = entry.get("looked_at") or f"{entry.get('applicable_sequences')} sequences"
+        lines.append(f"  {member['name']}: adjusted p = {member['adjusted']:.3g} ({what})")
+    return "\n".join(lines)
+
+
+def write_json_atomic(path: str | Path, data: dict[str, Any]) -> Path:
+    """Write ``data`` as JSON to a temporary file beside ``path``, fsync, then rename over it."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(_finite(data), indent=1, allow_nan=False, default=_json_default)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _finite(obj: Any) -> Any:
+    """JSON has no inf/NaN: an infinite statistic (an impossible outcome observed) becomes "inf"."""
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return "nan" if obj != obj else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON-serialisable: {type(obj).__name__}")
