@@ -21,8 +21,7 @@ class RandomSource:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.random_bytes is RandomSource.random_bytes and cls.random_uint32 is RandomSource.random_uint32:
-            if not getattr(cls, "__abstract__", False):
-                raise TypeError(f"{cls.__name__} must define random_bytes or random_uint32")
+            raise TypeError(f"{cls.__name__} must define random_bytes or random_uint32")
 
     def random_bytes(self, n: int) -> bytes:
         """``n`` random bytes."""

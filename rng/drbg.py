@@ -251,6 +251,8 @@ class HmacDrbg(_Drbg):
 class CtrDrbg(_Drbg):
     """CTR_DRBG (AES-256), SP 800-90A 10.2.1, with or without the derivation function."""
 
+    name = "CTR_DRBG(AES-256)"
+
     KEY_LEN = 32
     BLOCK_LEN = 16
     SEED_LEN = KEY_LEN + BLOCK_LEN  # 384 bits
@@ -285,8 +287,11 @@ class CtrDrbg(_Drbg):
         self._update(self._seed_material(entropy_input + nonce, personalization))
 
     def _reseed_algorithm(self, entropy_input, additional_input):
-        if not self.derivation_function and len(additional_input) > self.SEED_LEN:
-            raise ValueError(f"{self.name}: additional_input is at most {self.SEED_LEN} bytes")
+        if not self.derivation_function:
+            if len(entropy_input) != self.SEED_LEN:
+                raise ValueError(f"{self.name}: entropy_input must be {self.SEED_LEN} bytes, got {len(entropy_input)}")
+            if len(additional_input) > self.SEED_LEN:
+                raise ValueError(f"{self.name}: additional_input is at most {self.SEED_LEN} bytes")
         self._update(self._seed_material(entropy_input, additional_input))
 
     def _generate_algorithm(self, out, additional_input):

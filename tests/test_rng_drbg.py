@@ -156,6 +156,14 @@ def test_no_df_rejects_short_entropy_and_nonce():
         CtrDrbg(bytes(48), bytes(16), derivation_function=False)
 
 
+def test_no_df_reseed_needs_seedlen_entropy():
+    drbg = CtrDrbg(bytes(48), b"", derivation_function=False)
+    with pytest.raises(ValueError, match="48 bytes"):
+        drbg.reseed(bytes(32))
+    with pytest.raises(ValueError, match="at most 48"):
+        drbg.reseed(bytes(48), bytes(49))
+
+
 def test_production_constructor_gives_distinct_streams():
     a, b = CtrDrbg.from_os_entropy(), CtrDrbg.from_os_entropy(derivation_function=False)
     assert a.generate(64) != b.generate(64)
