@@ -128,3 +128,17 @@ def test_duplicate_key_is_refused(tmp_path):
 def test_missing_spec_names_the_file():
     with pytest.raises(SpecError, match="no such spec file"):
         load_spec("no_such_game")
+
+
+def test_spec_command(tmp_path):
+    from click.testing import CliRunner
+
+    from certify.cli import cli
+
+    run = CliRunner().invoke(cli, ["spec"])
+    assert run.exit_code == 0, run.output
+    assert len(run.output.splitlines()) == len(SHIPPED)
+    bad = _broken(tmp_path, "casino_stud", "seats: 1", "seats: 0")
+    run = CliRunner().invoke(cli, ["spec", str(bad)])
+    assert run.exit_code == 2
+    assert f"{bad}:" in run.output and "seats: Input should be greater than or equal to 1" in run.output
