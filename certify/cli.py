@@ -98,6 +98,114 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
         sys.exit(1)
 
 
+@cli.command()
+@click.option("--source", "source_name", type=click.Choice(["drbg:ctr", "drbg:hmac"]), default=None,
+              help="our DRBG through rng.streams (seeded by --seed) [default: drbg:ctr unless --file]")
+@click.option("--file", "file_path", type=click.Path(dir_okay=False), default=None, help="an RNG output file to test")
+@click.option("--format", "file_format", type=click.Choice(["raw", "ascii-bits", "ints", "decks"]), default=None,
+              help="format of --file: raw bytes, ASCII 0/1, integers in [--low, --high], one dealt deck a line")
+@click.option("--low", type=int, default=None, help="smallest value of an ints file")
+@click.option("--high", type=int, default=None, help="largest value of an ints file")
+@click.option("--profile", type=click.Choice(["quick", "standard", "lab", "cards", "bits"]), default="standard",
+              show_default=True, help="how much data each battery looks at (see certify.stats.battery.PROFILES)")
+@click.option("--bits", type=click.IntRange(min=8), default=None, help="bits per SP 800-22 sequence [profile: 1,000,000]")
+@click.option("--sequences", type=click.IntRange(min=0), default=None, help="SP 800-22 sequences [profile: 10]")
+@click.option("--decks", type=click.IntRange(min=0), default=None,
+              help="deals for the card battery [profile; a decks file: all of it; a bit file: 0]")
+@click.option("--small-decks", type=click.IntRange(min=0), default=None, help="4- and 5-card deals for the permutation test")
+@click.option("--cards-per-deal", type=click.IntRange(5, 52), default=52, show_default=True,
+              help="cards per line of a decks file (the first cards of a 52-card deck)")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="processes for the SP 800-22 sequences [all cores]")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, help="write every p-value as JSON")
+def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks,
+        cards_per_deal, seed, alpha, jobs, json_path) -> None:
+    """Test an RNG: the NIST SP 800-22 battery on its bits and the card and shuffle battery on its deals.
+
+    The verdict is Holm-Bonferroni over every test of both batteries at --alpha (the SP 800-22
+    4.2 proportion and uniformity figures are shown beside it). Exit 0 when everything passes,
+    1 when a test fails, 2 on a usage or input error (nothing is written then)."""
+    import os
+
+    from certify.stats import battery
+    from rng.base import RandomSourceError
+
+    if file_path and source_name:
+        raise click.UsageError("give --source or --file, not both")
+    if file_path and not file_format:
+        raise click.UsageError("--file needs --format (raw, ascii-bits, ints or decks)")
+    if file_format and not file_path:
+        raise click.UsageError("--format needs --file")
+    try:
+        if file_path:
+            source = battery.file_source(file_path, file_format, low=low, high=high, cards_per_deal=cards_per_deal)
+            have_bits, have_decks = battery.available_bits(source), battery.available_decks(source)
+            chosen = battery.resolve_profile(profile, bits=bits)
+            if have_decks is not None:
+                decks = have_decks if decks is None else decks
+                sequences = 0
+            else:
+                decks = 0 if decks is None else decks
+                if sequences is None and chosen.sequences:
+                    sequences = min(chosen.sequences, (have_bits or 0) // chosen.bits)
+                    if sequences == 0:
+                        raise ValueError(f"{file_path}: holds {have_bits} bits, fewer than one sequence of "
+                                         f"{chosen.bits} bits (--bits)")
+            label = f"{file_path} ({file_format})"
+        else:
+            source = battery.drbg_source(source_name or "drbg:ctr", seed)
+            label = source.name
+        n_jobs = jobs or min(2, os.cpu_count() or 1)
+        result = battery.run_battery(source, profile, alpha=alpha, jobs=n_jobs, bits=bits, sequences=sequences,
+                                     decks=decks, small_decks=small_decks, cards_per_deal=cards_per_deal,
+                                     source_label=label)
+    except (ValueError, RandomSourceError, OSError) as exc:
+        raise CertifyError(str(exc)) from exc
+    _print_rng_table(result)
+    if json_path:
+        try:
+            battery.write_json_atomic(json_path, result)
+        except OSError as exc:
+            raise CertifyError(f"cannot write {json_path}: {exc}") from exc
+        click.echo(f"wrote {json_path}")
+    if not result["passed"]:
+        sys.exit(1)
+
+
+def _print_rng_table(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from certify.stats.battery import summary_rows
+
+    def p(x):
+        return "-" if x is None else f"{x:.3g}"
+
+    profile = result["profile"]
+    table = Table(title=f"RNG battery: {result['source']}",
+                  caption=f"alpha {result['alpha']}; verdict: Holm-Bonferroni over all tests (JSON 'method')")
+    for column in ("test", "sample", "NIST prop.", "P_T", "min p", "test p", "Holm p", "verdict"):
+        table.add_column(column, no_wrap=True, justify="left" if column in ("test", "verdict") else "right")
+    battery_seen = None
+    for row in summary_rows(result):
+        if battery_seen is not None and row["battery"] != battery_seen:
+            table.add_section()
+        battery_seen = row["battery"]
+        style = "bold red" if row["verdict"] == "FAIL" else ("dim" if row["verdict"] != "pass" else None)
+        table.add_row(f"{row['battery']} {row['test']}", row["sample"], row["proportion"], p(row["uniformity"]),
+                      p(row["min_p"]), p(row["member_p"]), p(row["adjusted_p"]), row["verdict"], style=style)
+    console = Console()
+    if console.width < 120:
+        console = Console(width=120)
+    console.print(table)
+    if result["sp800_22_skipped"]:
+        console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")
+    verdict = "[bold green]PASS[/]" if result["passed"] else "[bold red]FAIL[/]: " + ", ".join(result["failing"])
+    console.print(f"{verdict}  ({profile['sequences']} x {profile['bits']:,} bits, {profile['decks']:,} deals, "
+                  f"{result['seconds']:.1f} s)")
+
+
 @cli.command("spec")
 @click.argument("specs", nargs=-1)
 def spec_check(specs: tuple[str, ...]) -> None:
