@@ -222,6 +222,110 @@ def spec_check(specs: tuple[str, ...]) -> None:
         click.echo(f"ok  {game.name:<28} {game.family:<13} {game.title}  [{'; '.join(game.source.documents)}]")
 
 
+def _passphrase_source(passphrase_file: str | None, confirm: bool = False):
+    """The key passphrase: --passphrase-file, then $CERTIFY_KEY_PASSPHRASE, then a prompt (a tty only)."""
+    import os
+
+    def read() -> bytes:
+        if passphrase_file:
+            try:
+                with open(passphrase_file, "rb") as fh:
+                    secret = fh.read().rstrip(b"\r\n")
+            except OSError as exc:
+                raise CertifyError(f"cannot read the passphrase file {passphrase_file}: {exc.strerror}") from exc
+            if not secret:
+                raise CertifyError(f"the passphrase file {passphrase_file} is empty")
+            return secret
+        if os.environ.get("CERTIFY_KEY_PASSPHRASE"):
+            return os.environ["CERTIFY_KEY_PASSPHRASE"].encode()
+        if not sys.stdin.isatty():
+            raise CertifyError("no passphrase: give --passphrase-file or set CERTIFY_KEY_PASSPHRASE")
+        return click.prompt("Key passphrase", hide_input=True, confirmation_prompt=confirm).encode()
+
+    return read
+
+
+_KEY_DIR = click.option("--key-dir", type=click.Path(file_okay=False), default=None,
+                        help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
+_PASSPHRASE_FILE = click.option("--passphrase-file", type=click.Path(dir_okay=False), default=None,
+                                help="File whose first line is the key passphrase.")
+
+
+@cli.command()
+@_KEY_DIR
+@_PASSPHRASE_FILE
+@click.option("--algorithm", type=click.Choice(["ecdsa-p256", "rsa-3072"]), default="ecdsa-p256",
+              show_default=True)
+@click.option("--organization", default="certify", show_default=True, help="Organisation named in the certificates.")
+@click.option("--name", "common_name", default="certify report signing", show_default=True,
+              help="Common name of the signing certificate.")
+@click.option("--days", type=click.IntRange(1, 3650), default=825, show_default=True,
+              help="Validity of the signing certificate.")
+@click.option("--force", is_flag=True, help="Replace an existing key.")
+def keygen(key_dir, passphrase_file, algorithm, organization, common_name, days, force) -> None:
+    """Create a root CA and a report-signing certificate under it (keys passphrase-encrypted)."""
+    from pathlib import Path
+
+    from certify import signing
+
+    directory = Path(key_dir) if key_dir else signing.config_dir()
+    try:
+        paths = signing.keygen(directory, _passphrase_source(passphrase_file, confirm=True)(), algorithm=algorithm,
+                               organization=organization, common_name=common_name, days=days, force=force)
+    except signing.SigningError as exc:
+        raise CertifyError(str(exc)) from exc
+    for path in paths.values():
+        click.echo(f"wrote {path}")
+    click.echo(f"give verifiers the root certificate: {paths[signing.ROOT_CERT]}")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@_KEY_DIR
+@_PASSPHRASE_FILE
+def sign(file, key_dir, passphrase_file) -> None:
+    """Sign FILE: a PDF in place (PAdES, field Signature1), anything else as FILE.p7s (detached CMS)."""
+    from pathlib import Path
+
+    from certify import signing
+
+    try:
+        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
+        written = signing.sign_file(Path(file), key)
+    except signing.SigningError as exc:
+        raise CertifyError(f"{file}: {exc}") from exc
+    click.echo(f"signed {file} -> {written} by {signing.describe(key.cert)}")
+    if key.development:
+        click.echo("WARNING: signed with a DEVELOPMENT key (unencrypted, made on this machine): not for submission",
+                   err=True)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--root", "root", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Trusted root certificate (PEM or DER). Default: the roots in the key folder.")
+@click.option("--signature", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Detached signature file (default FILE.p7s; not used for a signed PDF).")
+@_KEY_DIR
+def verify(file, root, signature, key_dir) -> None:
+    """Verify FILE's signature: exit 0 if valid, trusted and covering every byte, 1 if not, 2 on usage errors."""
+    from pathlib import Path
+
+    from certify import signing
+
+    try:
+        roots = [signing.load_root(Path(root))] if root else signing.default_roots(Path(key_dir) if key_dir else None)
+        result = signing.verify_file(Path(file), roots, Path(signature) if signature else None)
+    except signing.SigningError as exc:
+        raise CertifyError(str(exc)) from exc
+    if not result.ok:
+        click.echo(f"INVALID: {file}: {result.reason}", err=True)
+        sys.exit(1)
+    click.echo(f"VALID: {file}: signed by {result.signer}; {result.reason}")
+    if result.development:
+        click.echo("WARNING: signed with a DEVELOPMENT key: not for submission", err=True)
+
+
 def main() -> None:
     cli(prog_name="certify")
 

@@ -1,0 +1,590 @@
+"""The PDF report (reportlab platypus), rendered from the content dict of :mod:`.model`.
+
+Deterministic: reportlab's invariant mode, the standard (unembedded) Helvetica/Courier fonts,
+and the creation date set to the report's pinned ``issued_at``: the same content gives the same
+bytes. "Page x of N" comes from a canvas that holds every page until the total is known.
+The last page carries an empty box where :mod:`certify.signing` places the visible signature
+field ``Signature1`` (see :data:`SIGNATURE_BOX`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from datetime import datetime
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.pdfgen import canvas as rl_canvas
+from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Frame, KeepTogether, NextPageTemplate,
+                                PageBreak, PageTemplate, Paragraph, Spacer, Table, TableStyle)
+
+from certify.report import charts
+from certify.report.model import (FAIL, NOT_RUN, PASS, REQUIRED_SECTIONS, SECTION_TITLES,
+                                  VERDICT_PASS, jsonable)
+
+PAGE_W, PAGE_H = A4
+MARGIN = 50.0
+BODY_W = PAGE_W - 2 * MARGIN
+SIGNATURE_FIELD = "Signature1"
+# (x1, y1, x2, y2) on the last page, in points from the bottom-left corner.
+SIGNATURE_BOX = (MARGIN, 80.0, MARGIN + 330.0, 170.0)
+
+GREEN = colors.HexColor("#1e7b34")
+RED = colors.HexColor("#c00000")
+AMBER = colors.HexColor("#9c5700")
+GRID = colors.HexColor("#bfbfbf")
+HEAD_BG = colors.HexColor("#dde5ee")
+
+# Characters outside the standard fonts' WinAnsi encoding, spelled so they print.
+_ASCII_FOR = str.maketrans({"\u2212": "-", "\u2264": "<=", "\u2265": ">=", "\u221a": "sqrt",
+                            "\u2248": "~", "\u2260": "!=", "\u03b1": "alpha", "\u03c7": "chi"})
+
+
+def _styles() -> dict[str, ParagraphStyle]:
+    base = getSampleStyleSheet()
+    s = {
+        "title": ParagraphStyle("title", parent=base["Title"], fontSize=20, leading=24, spaceAfter=6),
+        "subtitle": ParagraphStyle("subtitle", parent=base["Normal"], fontSize=11, alignment=TA_CENTER,
+                                   textColor=colors.HexColor("#404040"), spaceAfter=14),
+        "h1": ParagraphStyle("h1", parent=base["Heading1"], fontSize=14, leading=17, spaceBefore=10,
+                             spaceAfter=6, textColor=colors.HexColor("#1f3a5f")),
+        "h2": ParagraphStyle("h2", parent=base["Heading2"], fontSize=11, leading=14, spaceBefore=8, spaceAfter=4),
+        "body": ParagraphStyle("body", parent=base["Normal"], fontSize=9, leading=12, spaceAfter=4),
+        "small": ParagraphStyle("small", parent=base["Normal"], fontSize=7.5, leading=9.5),
+        "cell": ParagraphStyle("cell", parent=base["Normal"], fontSize=8, leading=10),
+        "cellb": ParagraphStyle("cellb", parent=base["Normal"], fontName="Helvetica-Bold", fontSize=8, leading=10),
+        "mono": ParagraphStyle("mono", parent=base["Normal"], fontName="Courier", fontSize=7, leading=8.5,
+                               wordWrap="CJK"),
+        "wrap": ParagraphStyle("wrap", parent=base["Normal"], fontSize=7.5, leading=9.5, wordWrap="CJK"),
+    }
+    return s
+
+
+S = _styles()
+
+
+def _t(text: Any) -> str:
+    """Text for a Paragraph: escaped markup, and only characters the standard fonts print."""
+    return escape(str(text).translate(_ASCII_FOR))
+
+
+def P(text: Any, style: str = "cell") -> Paragraph:
+    return Paragraph(_t(text), S[style])
+
+
+def _fmt_p(p: Any) -> str:
+    if not isinstance(p, (int, float)):
+        return "-" if p is None else str(p)
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.2e}"
+
+
+def _fmt_num(x: Any, digits: int = 6) -> str:
+    if isinstance(x, bool) or x is None:
+        return "-" if x is None else str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def _pct(x: Any, digits: int = 4) -> str:
+    return f"{100 * x:.{digits}f}%" if isinstance(x, (int, float)) else "-"
+
+
+def _status_para(status: str) -> Paragraph:
+    colour = {PASS: GREEN, FAIL: RED, NOT_RUN: AMBER}.get(status, colors.black)
+    label = {PASS: "PASS", FAIL: "FAIL", NOT_RUN: "NOT RUN"}.get(status, status.upper())
+    return Paragraph(f'<font color="{colour.hexval()}"><b>{_t(label)}</b></font>', S["cell"])
+
+
+def _table(rows: list[list[Any]], widths: list[float], header: bool = True,
+           extra: list[tuple] | None = None, repeat: bool = True) -> Table:
+    cells = [[c if not isinstance(c, (str, int, float)) or isinstance(c, bool) else P(c) for c in row]
+             for row in rows]
+    table = Table(cells, colWidths=widths, repeatRows=1 if header and repeat else 0, hAlign="LEFT")
+    style = [("GRID", (0, 0), (-1, -1), 0.4, GRID), ("VALIGN", (0, 0), (-1, -1), "TOP"),
+             ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+             ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]
+    if header:
+        style.append(("BACKGROUND", (0, 0), (-1, 0), HEAD_BG))
+    table.setStyle(TableStyle(style + (extra or [])))
+    return table
+
+
+def _header_row(*names: str) -> list[Paragraph]:
+    return [P(n, "cellb") for n in names]
+
+
+def _kv_table(pairs: list[tuple[str, Any]], key_w: float = 150) -> Table:
+    rows = [[P(k, "cellb"), v if isinstance(v, Paragraph) else P(v)] for k, v in pairs]
+    return _table(rows, [key_w, BODY_W - key_w], header=False)
+
+
+def _not_run(title: str) -> list:
+    box = Table([[Paragraph(f'<font color="{AMBER.hexval()}"><b>NOT RUN.</b></font> '
+                            f"{_t(title)} was not run for this report. The verdict cannot be PASS "
+                            "while a required part of the evaluation is missing.", S["body"])]],
+                colWidths=[BODY_W])
+    box.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 0.8, AMBER),
+                             ("BACKGROUND", (0, 0), (-1, -1), colors.HexColor("#fff4e0"))]))
+    return [box]
+
+
+# ----------------------------------------------------------------------------- sections
+
+
+def _certificate(c: dict) -> list:
+    prod = c["product"]
+    out: list = [Spacer(1, 30), Paragraph("Certification Test Report", S["title"]),
+                 Paragraph(_t(f"{prod['game']} \u2014 spec {prod['spec']} version {prod['spec_version']}"),
+                           S["subtitle"])]
+    verdict = c["verdict"]
+    colour = GREEN if verdict == VERDICT_PASS else RED if verdict == "FAIL" else AMBER
+    meaning = {"PASS": "every required part of the evaluation was run and passed",
+               "FAIL": "at least one part of the evaluation failed (see Findings)",
+               "INCOMPLETE": "at least one required part of the evaluation was not run"}[verdict]
+    banner = Table([[Paragraph(f'<font size="18" color="{colour.hexval()}"><b>VERDICT: {verdict}</b></font>',
+                               S["body"])], [P(f"Meaning: {meaning}.", "body")]], colWidths=[BODY_W])
+    banner.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.5, colour), ("TOPPADDING", (0, 0), (-1, -1), 6),
+                                ("BOTTOMPADDING", (0, 0), (-1, -1), 6), ("LEFTPADDING", (0, 0), (-1, -1), 8)]))
+    out += [_kv_table([
+        ("Report ID", c["report_id"]),
+        ("Date of issue", c["issued_at"]),
+        ("Game", prod["game"]),
+        ("Spec / version", f"{prod['spec']} / {prod['spec_version']}"),
+        ("Spec file SHA-256", Paragraph(_t(prod.get("spec_sha256") or "-"), S["mono"])),
+        ("Pay-table identity (SHA-256)", Paragraph(_t(prod["paytable_sha256"]), S["mono"])),
+        ("RNG module version", prod["rng_module_version"]),
+        ("Test suite version", prod["suite_version"]),
+        ("Software fingerprint (SHA-256)", Paragraph(_t(c["software_fingerprint"]), S["mono"])),
+    ], key_w=170), Spacer(1, 12), Paragraph("Standards tested against", S["h2"])]
+    if c["standards"]:
+        rows = [_header_row("Standard", "What was tested")]
+        rows += [[P(s["standard"], "cellb"), P(s["tested"])] for s in c["standards"]]
+        out.append(_table(rows, [170, BODY_W - 170]))
+    else:
+        out.append(P("None: no test of any standard was run for this report.", "body"))
+    out += [Spacer(1, 14), banner, Spacer(1, 12)]
+    out += _signer_notice(c)
+    return out
+
+
+def _signer_notice(c: dict) -> list:
+    signer = c.get("signer")
+    if signer is None:
+        text, colour = ("UNSIGNED: this report carries no signature and must not be relied on.", RED)
+    elif signer["development"]:
+        text, colour = ("Signed with a DEVELOPMENT key, NOT FOR SUBMISSION. The signing certificate was "
+                        "generated automatically on the machine that produced this report and identifies "
+                        "no organisation; a regulator or lab must not accept this report as submitted.", RED)
+    else:
+        text, colour = (f"Signed by {signer['subject']} (certificate SHA-256 {signer['fingerprint_sha256']}). "
+                        "Check with: certify verify <file> --root <issuer certificate>.", colors.black)
+    box = Table([[Paragraph(f'<font color="{colour.hexval()}"><b>{_t(text)}</b></font>', S["body"])]],
+                colWidths=[BODY_W])
+    box.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.0, colour), ("LEFTPADDING", (0, 0), (-1, -1), 8)]))
+    return [box]
+
+
+def _summary(c: dict) -> list:
+    rows = [_header_row("Section", "Status", "Key figures")]
+    for key in REQUIRED_SECTIONS:
+        sec = c["sections"][key]
+        status = c["section_status"][key]
+        rows.append([P(SECTION_TITLES[key], "cellb"),
+                     _status_para(status) if status != "computed" else P("computed"),
+                     P(_key_figures(key, sec))])
+    blocking = sum(1 for f in c["findings"] if f["severity"] == "blocking")
+    return [Paragraph("1. Results summary", S["h1"]), _table(rows, [120, 60, BODY_W - 180]), Spacer(1, 6),
+            P(f"Overall verdict: {c['verdict']}. Blocking findings: {blocking}; notes: "
+              f"{len(c['findings']) - blocking} (section 11).", "body")]
+
+
+def _key_figures(key: str, sec: dict | None) -> str:
+    if sec is None:
+        return "Not run."
+    if key in ("rng", "shuffle"):
+        tests = sec["tests"] + sec["kat"] + sec["health"]
+        applicable = [t for t in tests if t["verdict"] != "not applicable"]
+        failed = [t for t in applicable if t["verdict"] == FAIL]
+        text = f"{len(applicable)} applicable results, {len(failed)} below alpha"
+        if sec["family"]:
+            text += f"; family verdict ({sec['family']['name']}): {sec['family']['verdict']}"
+        return text + "."
+    if key == "par_sheet":
+        d = sec["data"]
+        parts = [f"house edge {_pct(d.get('house_edge'))}"]
+        if isinstance(d.get("element_of_risk"), (int, float)):
+            parts.append(f"element of risk {_pct(d['element_of_risk'])}")
+        parts.append("exact" if d.get("exact") else "simulated (with confidence interval)")
+        return ", ".join(parts) + "."
+    if key == "simulation":
+        rtp = sec["rtp"]
+        return (f"{sec['rounds']:,} rounds; chi-square p = {_fmt_p(sec['chi_square']['pvalue'])}; "
+                f"RTP {_pct(rtp['observed'])} observed vs {_pct(rtp['theoretical'])} theoretical.")
+    if key == "procedures":
+        failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
+        return f"{len(sec['scenarios'])} scenarios, {failed} failed."
+    return ""
+
+
+def _scope(c: dict) -> list:
+    not_run = [SECTION_TITLES[k] for k, s in c["section_status"].items() if s == NOT_RUN]
+    items = [
+        "This report covers the software identified in section 3, byte for byte. Any change to any of "
+        "those files, to the spec or to the fixtures is a different build that this report does not cover.",
+        "The RNG was evaluated as software (a deterministic random bit generator seeded from the operating "
+        "system's entropy source). The physical entropy source itself was not assessed (no SP 800-90B "
+        "entropy estimation of the noise source).",
+        "Statistical tests bound, but cannot exclude, a defect: each has the stated significance level and "
+        "sample size. Simulated figures are given with their confidence intervals.",
+        "The game was evaluated from its spec and the engine in this suite; the behaviour of a deployed "
+        "system (user interface, wallet, network, jackpot controller) is outside this report.",
+        "No source-code review or penetration test was performed as part of this report.",
+    ]
+    if not_run:
+        items.append("Not run for this report (the verdict cannot be PASS): " + ", ".join(not_run) + ".")
+    else:
+        items.append("Every required part of the evaluation was run.")
+    return [Paragraph("2. Scope and limitations", S["h1"])] + [P("\u2022 " + i, "body") for i in items]
+
+
+def _software(c: dict) -> list:
+    out = [Paragraph("3. Software identification", S["h1"]),
+           P("SHA-256 of every source file of rng/ and certify/, of the spec and of the fixtures, as "
+             "'sha256sum' prints them (paths relative to the project root). The software fingerprint is the "
+             "SHA-256 of these lines sorted by path, each ending in a newline.", "body"),
+           _kv_table([("Files", str(len(c["software"]))),
+                      ("Software fingerprint", Paragraph(_t(c["software_fingerprint"]), S["mono"]))], 120),
+           Spacer(1, 6)]
+    rows = [_header_row("File", "Role", "SHA-256")]
+    rows += [[Paragraph(_t(r["path"]), S["wrap"]), P(r["role"]), Paragraph(_t(r["sha256"]), S["mono"])]
+             for r in c["software"]]
+    out.append(_table(rows, [175, 40, BODY_W - 215]))
+    return out
+
+
+def _descriptions(c: dict) -> list:
+    out = [Paragraph("4. RNG and shuffle description", S["h1"])]
+    for key, title in (("rng", "Random number generator"), ("shuffle", "Shuffle and dealing")):
+        out.append(Paragraph(title, S["h2"]))
+        sec = c["sections"][key]
+        if sec is None or not sec["description"]:
+            out += _not_run(f"The {title.lower()} description") if sec is None else [P("No description given.", "body")]
+            continue
+        out.append(_kv_table(list(sec["description"].items()), 140))
+    return out
+
+
+def _methodology(c: dict) -> list:
+    m = c["methodology"]
+    pairs = [("Significance level (alpha)", _fmt_num(m["alpha"])),
+             ("Multiple testing", m["multiple_testing"])]
+    if m.get("profile"):
+        pairs.append(("Profile", m["profile"]))
+    for k, v in m["sample_sizes"].items():
+        pairs.append((f"Sample size: {k}", _fmt_num(v)))
+    for k, v in m.items():
+        if k not in ("alpha", "multiple_testing", "profile", "sample_sizes", "seeds"):
+            pairs.append((k.replace("_", " ").capitalize(), v if isinstance(v, str) else json.dumps(v, sort_keys=True)))
+    out = [Paragraph("5. Methodology", S["h1"]), _kv_table(pairs, 170), Paragraph("Seeds", S["h2"])]
+    if m["seeds"]:
+        out.append(P("Each random stream is derived from a master seed. The commitment is the SHA-256 of the "
+                     "seed (an integer seed as its decimal ASCII digits): a seed disclosed later can be checked "
+                     "against it, and the run reproduced from it.", "body"))
+        rows = [_header_row("Purpose", "Seed", "Commitment SHA-256(seed)")]
+        rows += [[P(s["purpose"]), P(s["value"] if s["value"] is not None else "(withheld)"),
+                  Paragraph(_t(s["commitment"]), S["mono"])] for s in m["seeds"]]
+        out.append(_table(rows, [140, 90, BODY_W - 230]))
+    else:
+        out.append(P("No seeds recorded.", "body"))
+    return out
+
+
+def _test_rows(tests: list[dict]) -> list[list]:
+    rows = [_header_row("Test", "n", "Statistic", "p-value", "Verdict", "What it looked at")]
+    for t in tests:
+        pv = _fmt_p(t["pvalue"])
+        if len(t.get("pvalues") or []) > 1:
+            pv += f" (min of {len(t['pvalues'])})"
+        rows.append([P(t["name"], "cellb"), P(_fmt_num(t["n"])), P(_fmt_num(t["statistic"])), P(pv),
+                     _status_para(t["verdict"]) if t["verdict"] != "not applicable" else P("n/a"),
+                     Paragraph(_t(t["looked_at"] or "-"), S["wrap"])])
+    return rows
+
+
+_TEST_WIDTHS = [120, 52, 58, 70, 40, BODY_W - 340]
+
+
+def _test_section(c: dict, key: str, number: int, title: str) -> list:
+    out: list = [Paragraph(f"{number}. {title}", S["h1"])]
+    sec = c["sections"][key]
+    if sec is None:
+        return out + _not_run(title)
+    out.append(Paragraph("Section verdict: ", S["body"]))
+    out[-1] = Paragraph(f"Section verdict: {_status_para(sec['status']).text}", S["body"])
+    for group, label in (("kat", "Known-answer tests"), ("health", "Health tests"), ("tests", "Statistical tests")):
+        if sec[group]:
+            out += [Paragraph(label, S["h2"]), _table(_test_rows(sec[group]), _TEST_WIDTHS)]
+    if sec["family"]:
+        f = sec["family"]
+        out.append(KeepTogether([Paragraph("Battery verdict after multiple testing", S["h2"]),
+                                 _table(_test_rows([f]), _TEST_WIDTHS)]))
+    for note in sec["notes"]:
+        out.append(P(note, "body"))
+    pvalues = [p for t in sec["tests"] if t["verdict"] != "not applicable"
+               for p in (t.get("pvalues") or ([t["pvalue"]] if isinstance(t["pvalue"], (int, float)) else []))
+               if isinstance(p, (int, float))]
+    if len(pvalues) >= 10:
+        out.append(KeepTogether([
+            Paragraph("Distribution of p-values", S["h2"]),
+            P("A fair source gives p-values uniform on [0, 1]: about the same count in every bin.", "small"),
+            charts.pvalue_histogram(pvalues, width=BODY_W)]))
+    return out
+
+
+def _par_sheet(c: dict) -> list:
+    out: list = [Paragraph("8. PAR sheet (theoretical return)", S["h1"])]
+    sec = c["sections"]["par_sheet"]
+    if sec is None:
+        return out + _not_run("The PAR sheet")
+    d = sec["data"]
+    pairs = [("Method", "exact enumeration" if d.get("exact") else "computation with confidence interval"),
+             ("House edge", _pct(d.get("house_edge"))),
+             ("Return to player", _pct(1 + d["house_edge"] * -1) if isinstance(d.get("house_edge"), (int, float)) else "-")]
+    for key, label in (("element_of_risk", "Element of risk"), ("average_wager", "Average total wager"),
+                       ("std_dev", "Standard deviation"), ("hit_frequency", "Hit frequency"),
+                       ("max_payout", "Maximum payout"), ("cycle", "Game cycle (combinations)"),
+                       ("strategy", "Strategy")):
+        if d.get(key) is not None:
+            value = d[key]
+            shown = _pct(value) if key in ("element_of_risk", "hit_frequency") else (
+                value if isinstance(value, str) else _fmt_num(value, 8) if not isinstance(value, (dict, list))
+                else json.dumps(value, sort_keys=True))
+            pairs.append((label, shown))
+    out.append(_kv_table(pairs, 150))
+    table = d["return_table"]
+    exact = any("combinations" in r for r in table)
+    head = ["Event", "Pays"] + (["Combinations"] if exact else []) + ["Probability", "Return"]
+    rows = [_header_row(*head)]
+    for r in table:
+        row = [P(r["event"]), P(_fmt_num(r.get("pays")))]
+        if exact:
+            row.append(P(_fmt_num(r.get("combinations"))))
+        row += [P(f"{r['probability']:.8f}"), P(f"{r.get('return', 0):.8f}" if isinstance(r.get("return"), (int, float)) else "-")]
+        rows.append(row)
+    total_p = sum(r["probability"] for r in table)
+    total_r = sum(r["return"] for r in table if isinstance(r.get("return"), (int, float)))
+    rows.append([P("Total", "cellb"), P("")] + ([P(_fmt_num(sum(int(r.get("combinations") or 0) for r in table)))]
+                                             if exact else []) + [P(f"{total_p:.8f}"), P(f"{total_r:.8f}")])
+    widths = ([BODY_W - 325, 45, 100, 90, 90] if exact else [BODY_W - 225, 45, 90, 90])
+    out += [Paragraph("Return table", S["h2"]), _table(rows, widths)]
+    skip = {"house_edge", "element_of_risk", "average_wager", "std_dev", "hit_frequency", "max_payout", "cycle",
+            "strategy", "return_table", "exact"}
+    others = [(k.replace("_", " ").capitalize(), v) for k, v in d.items() if k not in skip]
+    if others:
+        out.append(Paragraph("Further figures", S["h2"]))
+        out.append(_kv_table([(k, Paragraph(_t(_compact(v)), S["wrap"])) for k, v in others], 150))
+    return out
+
+
+def _compact(value: Any, limit: int = 1500) -> str:
+    text = value if isinstance(value, str) else json.dumps(jsonable(value), sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _simulation(c: dict) -> list:
+    out: list = [Paragraph("9. Simulation verification", S["h1"])]
+    sec = c["sections"]["simulation"]
+    if sec is None:
+        return out + _not_run("The simulation verification")
+    rtp, chi = sec["rtp"], sec["chi_square"]
+    statement = (f"Over {sec['rounds']:,} simulated rounds the observed return to player is {_pct(rtp['observed'])}; "
+                 f"its {rtp['confidence'] * 100:g}% confidence interval is [{_pct(rtp['ci_low'])}, "
+                 f"{_pct(rtp['ci_high'])}], which {'contains' if rtp['passed'] else 'does NOT contain'} the "
+                 f"theoretical return {_pct(rtp['theoretical'])} of the PAR sheet.")
+    out += [Paragraph(f"Section verdict: {_status_para(sec['status']).text}", S["body"]),
+            P(statement, "body"),
+            P(f"Outcome frequencies against the PAR sheet: chi-square = {_fmt_num(chi['statistic'])} with "
+              f"{_fmt_num(chi.get('dof'))} degrees of freedom, p = {_fmt_p(chi['pvalue'])} at alpha "
+              f"{chi['alpha']}: {chi['verdict'].upper()}. " + (chi.get("looked_at") or ""), "body")]
+    z = charts.standardised_residuals(sec["observed"], sec["expected"])
+    rows = [_header_row("Outcome", "Observed", "Expected", "Obs. share", "Exp. share", "(O-E)/sqrt(E)")]
+    total_o, total_e = sum(sec["observed"]) or 1, sum(sec["expected"]) or 1
+    for name, o, e, zi in zip(sec["categories"], sec["observed"], sec["expected"], z):
+        rows.append([P(name), P(_fmt_num(o)), P(f"{e:,.1f}"), P(f"{100 * o / total_o:.5f}%"),
+                     P(f"{100 * e / total_e:.5f}%"), P(f"{zi:+.2f}")])
+    out.append(_table(rows, [BODY_W - 320, 70, 70, 60, 60, 60]))
+    if sec["tests"]:
+        out += [Paragraph("Further verification tests", S["h2"]), _table(_test_rows(sec["tests"]), _TEST_WIDTHS)]
+    if sec["extra"]:
+        out.append(Paragraph("Run details", S["h2"]))
+        out.append(_kv_table([(k.replace("_", " ").capitalize(), Paragraph(_t(_compact(v)), S["wrap"]))
+                              for k, v in sec["extra"].items()], 150))
+    out += [KeepTogether([Paragraph("Observed against expected outcome frequencies", S["h2"]),
+                          charts.outcome_chart(sec["categories"], sec["observed"], sec["expected"], width=BODY_W)]),
+            KeepTogether([Paragraph("Deviation per outcome", S["h2"]),
+                          P("Rare outcomes are invisible as shares; their standardised deviation is not. A fair "
+                            "engine keeps nearly all bars inside the dashed +/-2 guides.", "small"),
+                          charts.residual_chart(sec["categories"], sec["observed"], sec["expected"],
+                                                width=BODY_W)])]
+    return out
+
+
+def _procedures(c: dict) -> list:
+    out: list = [Paragraph("10. Procedure scenarios", S["h1"])]
+    sec = c["sections"]["procedures"]
+    if sec is None:
+        return out + _not_run("The procedure scenarios")
+    failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
+    out.append(Paragraph(f"Section verdict: {_status_para(sec['status']).text} "
+                         f"({len(sec['scenarios'])} scenarios, {failed} failed)", S["body"]))
+    if sec["fixtures"]:
+        out.append(P("Fixture files: " + ", ".join(sec["fixtures"]), "small"))
+    rows = [_header_row("Scenario", "Rule", "Result", "Expected", "Actual")]
+    for s in sec["scenarios"]:
+        rule = s["rule"] + (f" [{s['source']}]" if s["source"] else "")
+        same = s["status"] == PASS
+        rows.append([Paragraph(_t(s["id"]), S["wrap"]), Paragraph(_t(rule), S["wrap"]), _status_para(s["status"]),
+                     Paragraph(_t(_compact(s["expected"], 400)), S["wrap"]),
+                     Paragraph(_t("as expected" if same else _compact(s["actual"], 400)), S["wrap"])])
+    out.append(_table(rows, [105, 140, 35, (BODY_W - 280) * 0.55, (BODY_W - 280) * 0.45]))
+    return out
+
+
+def _findings(c: dict) -> list:
+    out: list = [Paragraph("11. Findings", S["h1"])]
+    if not c["findings"]:
+        return out + [P("No findings: every test that was run passed.", "body")]
+    rows = [_header_row("#", "Severity", "Section", "Finding")]
+    for i, f in enumerate(c["findings"], 1):
+        sev = Paragraph(f'<font color="{(RED if f["severity"] == "blocking" else colors.black).hexval()}">'
+                        f'{_t(f["severity"])}</font>', S["cell"])
+        rows.append([P(str(i)), sev, P(f["section"]), P(f["text"])])
+    out.append(_table(rows, [22, 50, 95, BODY_W - 167]))
+    return out
+
+
+def _signatures(c: dict) -> list:
+    signer = c.get("signer")
+    out: list = [Paragraph("12. Signatures", S["h1"])]
+    if signer is None:
+        out.append(P("This report has not been signed.", "body"))
+    else:
+        out.append(_kv_table([("Signer", signer["subject"]), ("Issuer", signer["issuer"]),
+                              ("Signing certificate SHA-256", Paragraph(_t(signer["fingerprint_sha256"]), S["mono"])),
+                              ("Key", signer["algorithm"]),
+                              ("Key kind", "DEVELOPMENT key, NOT FOR SUBMISSION" if signer["development"]
+                               else "configured signing key")], 150))
+    out += [Spacer(1, 6),
+            P("The PDF carries a PAdES signature (ETSI.CAdES.detached) in the field 'Signature1' below, covering "
+              "every byte of the file. The JSON report carries a detached CMS signature in the file next to it "
+              "(.p7s). Check either with: certify verify FILE --root ROOT-CERTIFICATE. Any change to any byte "
+              "after signing makes the check fail.", "body")]
+    return out
+
+
+# ----------------------------------------------------------------------------- document
+
+
+def _canvas_class(content: dict) -> type:
+    report_id = content["report_id"]
+    issued = datetime.strptime(content["issued_at"], "%Y-%m-%dT%H:%M:%SZ")
+    pdf_date = issued.strftime("D:%Y%m%d%H%M%S+00'00'")
+    dev = bool(content.get("signer") and content["signer"]["development"])
+    title = f"{content['product']['game']} \u2014 {content['product']['spec']} {content['product']['spec_version']}"
+
+    class NumberedCanvas(rl_canvas.Canvas):
+        """Holds every page until the end so each footer can say "Page x of N"."""
+
+        def __init__(self, *args, **kwargs):
+            kwargs["invariant"] = 1
+            super().__init__(*args, **kwargs)
+            self.setDateFormatter(lambda *_: pdf_date)
+            self._pages: list[dict] = []
+
+        def showPage(self):
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self):
+            total = len(self._pages)
+            for state in self._pages:
+                self.__dict__.update(state)
+                self._decorate(total)
+                super().showPage()
+            super().save()
+
+        def _decorate(self, total: int) -> None:
+            page = self.getPageNumber()
+            self.saveState()
+            self.setFont("Helvetica", 7.5)
+            self.setFillColor(colors.HexColor("#404040"))
+            if page > 1:
+                self.drawString(MARGIN, PAGE_H - 32, f"Certification Test Report {report_id}")
+                self.drawRightString(PAGE_W - MARGIN, PAGE_H - 32, title)
+                self.setStrokeColor(GRID)
+                self.line(MARGIN, PAGE_H - 36, PAGE_W - MARGIN, PAGE_H - 36)
+            self.drawString(MARGIN, 30, report_id)
+            self.drawRightString(PAGE_W - MARGIN, 30, f"Page {page} of {total}")
+            if dev:
+                self.setFillColor(RED)
+                self.setFont("Helvetica-Bold", 7.5)
+                self.drawCentredString(PAGE_W / 2, 30, "DEVELOPMENT KEY \u2014 NOT FOR SUBMISSION")
+            self.restoreState()
+
+    return NumberedCanvas
+
+
+def _draw_signature_box(canv, doc) -> None:
+    x1, y1, x2, y2 = SIGNATURE_BOX
+    canv.saveState()
+    canv.setStrokeColor(GRID)
+    canv.setDash(2, 2)
+    canv.rect(x1 - 2, y1 - 2, x2 - x1 + 4, y2 - y1 + 4)
+    canv.setFont("Helvetica", 7)
+    canv.setFillColor(colors.HexColor("#404040"))
+    canv.drawString(x1, y2 + 6, f"Digital signature (field {SIGNATURE_FIELD}):")
+    canv.restoreState()
+
+
+def build_story(content: dict) -> list:
+    story: list = []
+    story += _certificate(content)
+    story += [PageBreak()] + _summary(content) + _scope(content)
+    story += [PageBreak()] + _software(content)
+    story += [PageBreak()] + _descriptions(content) + _methodology(content)
+    story += [PageBreak()] + _test_section(content, "rng", 6, "RNG results")
+    story += [PageBreak()] + _test_section(content, "shuffle", 7, "Shuffle results")
+    story += [PageBreak()] + _par_sheet(content)
+    story += [PageBreak()] + _simulation(content)
+    story += [PageBreak()] + _procedures(content)
+    story += [CondPageBreak(150)] + _findings(content)
+    story += [NextPageTemplate("signature"), PageBreak(), KeepTogether(_signatures(content))]
+    return story
+
+
+def render_pdf(content: dict) -> bytes:
+    """The PDF bytes for a content dict from :func:`certify.report.model.build_content`."""
+    buf = io.BytesIO()
+    prod = content["product"]
+    doc = BaseDocTemplate(buf, pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=50,
+                          bottomMargin=50, invariant=1,
+                          title=f"Certification Test Report {content['report_id']}",
+                          author="certify " + prod["suite_version"],
+                          subject=f"{prod['game']} {prod['spec']} {prod['spec_version']}: {content['verdict']}",
+                          creator="certify " + prod["suite_version"])
+    body = Frame(MARGIN, 50, BODY_W, PAGE_H - 100, id="body", leftPadding=0, rightPadding=0)
+    top_of_box = SIGNATURE_BOX[3] + 20
+    sig_frame = Frame(MARGIN, top_of_box, BODY_W, PAGE_H - 50 - top_of_box, id="sig", leftPadding=0,
+                      rightPadding=0)
+    doc.addPageTemplates([PageTemplate("body", [body]),
+                          PageTemplate("signature", [sig_frame], onPage=_draw_signature_box)])
+    doc.build(build_story(content), canvasmaker=_canvas_class(content))
+    return buf.getvalue()

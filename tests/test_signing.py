@@ -1,0 +1,286 @@
+"""Keys, PAdES and detached CMS signatures, and verification that no changed byte gets through."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+from certify import signing
+from certify.cli import cli
+from certify.report import build_content, render
+from test_report_model import sample_input
+
+
+@pytest.fixture(scope="module")
+def report_bytes() -> tuple[bytes, bytes]:
+    return render(build_content(sample_input()))
+
+
+@pytest.fixture(scope="module")
+def key_dir(tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("keys") / "certify"
+    signing.keygen(directory, b"correct horse", organization="Test Lab", common_name="Test Lab report signing")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def key(key_dir) -> signing.SigningKey:
+    return signing.load_signing_key(key_dir, b"correct horse")
+
+
+@pytest.fixture(scope="module")
+def signed_pdf(report_bytes, key) -> bytes:
+    return signing.sign_pdf(report_bytes[0], key)
+
+
+@pytest.fixture(scope="module")
+def signed_json(report_bytes, key) -> tuple[bytes, bytes]:
+    return report_bytes[1], signing.sign_detached(report_bytes[1], key)
+
+
+def _flip(data: bytes, i: int) -> bytes:
+    out = bytearray(data)
+    out[i] ^= 0x01  # the smallest change: one bit (also turns 'A' into '@', '0' into '1')
+    return bytes(out)
+
+
+def _positions(data: bytes, gap: tuple[int, int] | None = None, step: int = 211, gap_step: int = 23) -> list[int]:
+    """The first and last 48 bytes, the middle, every ``step``-th byte, and densely inside the signature."""
+    n = len(data)
+    picks = set(range(0, 48)) | set(range(n - 48, n)) | set(range(0, n, step)) | {n // 2}
+    if gap:
+        start, end = gap
+        picks |= set(range(start, start + 160)) | set(range(end - 8, end)) | set(range(start, end, gap_step))
+    return sorted(picks)
+
+
+# ----------------------------------------------------------------------------- keys
+
+
+def test_keygen_writes_encrypted_keys_and_a_proper_chain(key_dir, key):
+    for name in (signing.ROOT_KEY, signing.SIGNER_KEY):
+        assert (key_dir / name).read_bytes().startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----")
+        assert (key_dir / name).stat().st_mode & 0o077 == 0
+    assert isinstance(key.key, ec.EllipticCurvePrivateKey) and key.key.curve.name == "secp256r1"
+    usage = key.cert.extensions.get_extension_for_class(x509.KeyUsage).value
+    assert usage.digital_signature and usage.content_commitment and not usage.key_cert_sign
+    assert not key.cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    assert key.root.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    assert key.cert.issuer == key.root.subject and not key.development
+    key.cert.verify_directly_issued_by(key.root)
+
+
+def test_wrong_or_missing_passphrase_is_refused(key_dir):
+    with pytest.raises(signing.SigningError, match="wrong passphrase"):
+        signing.load_signing_key(key_dir, b"battery staple")
+    with pytest.raises(signing.SigningError, match="encrypted"):
+        signing.load_signing_key(key_dir, None)
+    with pytest.raises(signing.SigningError, match="already exists"):
+        signing.keygen(key_dir, b"x")
+
+
+def test_rsa_3072(tmp_path):
+    signing.keygen(tmp_path, b"pw", algorithm="rsa-3072")
+    key = signing.load_signing_key(tmp_path, lambda: b"pw")
+    assert isinstance(key.key, rsa.RSAPrivateKey) and key.key.key_size == 3072
+    pdf, _ = render(build_content(sample_input(omit=("simulation",))))
+    signed = signing.sign_pdf(pdf, key)
+    assert signing.verify_pdf(signed, [key.root]).ok
+
+
+def test_first_use_makes_a_development_key(tmp_path, monkeypatch, report_bytes):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    key = signing.load_signing_key()
+    assert key.directory == tmp_path / "certify" / "dev" and key.development
+    assert (key.directory / signing.SIGNER_KEY).read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
+    again = signing.load_signing_key()
+    assert again.cert == key.cert  # created once, then reused
+    result = signing.verify_pdf(signing.sign_pdf(report_bytes[0], key), signing.default_roots())
+    assert result.ok and result.development and "DEVELOPMENT" in result.signer
+
+
+# ----------------------------------------------------------------------------- PDF
+
+
+def _gap(pdf: bytes) -> tuple[int, int]:
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    br = PdfFileReader(io.BytesIO(pdf)).embedded_signatures[0].byte_range
+    return int(br[1]), int(br[2])
+
+
+def test_signed_pdf_verifies_and_names_the_signer(signed_pdf, key):
+    result = signing.verify_pdf(signed_pdf, [key.root])
+    assert result.ok, result.reason
+    assert "Test Lab report signing" in result.signer and not result.development
+    assert "entire file" in result.reason
+
+
+def test_signed_pdf_has_a_visible_pades_field(signed_pdf):
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    sig = PdfFileReader(io.BytesIO(signed_pdf)).embedded_signatures[0]
+    assert sig.field_name == "Signature1"
+    assert sig.sig_object["/SubFilter"] == "/ETSI.CAdES.detached"
+    rect = [float(x) for x in sig.sig_field["/Rect"]]
+    assert rect[2] - rect[0] > 100 and rect[3] - rect[1] > 40  # visible, not a zero-size widget
+
+
+def test_every_flipped_byte_of_the_pdf_fails(signed_pdf, key):
+    gap = _gap(signed_pdf)
+    positions = _positions(signed_pdf, gap)
+    assert len(positions) > 400
+    passed = [i for i in positions if signing.verify_pdf(_flip(signed_pdf, i), [key.root]).ok]
+    assert passed == []
+
+
+def test_changed_letter_case_inside_the_signature_fails(signed_pdf, key):
+    start, end = _gap(signed_pdf)
+    i = next(j for j in range(start + 1, end) if signed_pdf[j:j + 1] in b"ABCDEF")
+    changed = signed_pdf[:i] + signed_pdf[i:i + 1].lower() + signed_pdf[i + 1:]
+    result = signing.verify_pdf(changed, [key.root])
+    assert not result.ok and "/Contents" in result.reason
+
+
+def test_appended_bytes_and_incremental_updates_fail(signed_pdf, key):
+    from pyhanko.pdf_utils import generic
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    for tail in (b"\n", b" ", b"%%EOF\n"):
+        result = signing.verify_pdf(signed_pdf + tail, [key.root])
+        assert not result.ok, tail
+    writer = IncrementalPdfFileWriter(io.BytesIO(signed_pdf))
+    writer.set_info(generic.DictionaryObject({generic.NameObject("/Title"): generic.TextStringObject("edited")}))
+    out = io.BytesIO()
+    writer.write(out)
+    result = signing.verify_pdf(out.getvalue(), [key.root])
+    assert not result.ok
+
+
+def test_pdf_against_another_root_or_unsigned_fails(signed_pdf, report_bytes, tmp_path):
+    signing.keygen(tmp_path, b"pw")
+    other = signing.load_signing_key(tmp_path, b"pw").root
+    result = signing.verify_pdf(signed_pdf, [other])
+    assert not result.ok and "trusted root" in result.reason
+    result = signing.verify_pdf(report_bytes[0], [other])
+    assert not result.ok and "found 0" in result.reason
+
+
+def test_a_signed_pdf_cannot_be_signed_twice(signed_pdf, key):
+    with pytest.raises(signing.SigningError, match="already signed"):
+        signing.sign_pdf(signed_pdf, key)
+
+
+# ----------------------------------------------------------------------------- JSON / detached
+
+
+def test_detached_signature_verifies(signed_json, key):
+    data, sig = signed_json
+    result = signing.verify_detached(data, sig, [key.root])
+    assert result.ok and "Test Lab" in result.signer
+
+
+def test_every_changed_byte_of_the_json_fails(signed_json, key):
+    data, sig = signed_json
+    bad = [i for i in _positions(data, step=211) if signing.verify_detached(_flip(data, i), sig, [key.root]).ok]
+    assert bad == []
+    assert not signing.verify_detached(data + b"\n", sig, [key.root]).ok
+    assert not signing.verify_detached(data[:-1], sig, [key.root]).ok
+
+
+def test_changed_bytes_of_the_signature_file_fail(signed_json, key):
+    data, sig = signed_json
+    positions = sorted(set(range(0, 160)) | set(range(0, len(sig), 5)) | set(range(len(sig) - 16, len(sig))))
+    bad = [i for i in positions if signing.verify_detached(data, _flip(sig, i), [key.root]).ok]
+    assert bad == []
+    assert not signing.verify_detached(data, sig + b"\x00", [key.root]).ok
+
+
+@pytest.mark.slow
+def test_every_single_byte_of_the_signature_file_and_the_pdf_signature(signed_json, signed_pdf, key):
+    data, sig = signed_json
+    assert [i for i in range(len(sig)) if signing.verify_detached(data, _flip(sig, i), [key.root]).ok] == []
+    start, end = _gap(signed_pdf)
+    assert [i for i in range(start, end) if signing.verify_pdf(_flip(signed_pdf, i), [key.root]).ok] == []
+
+
+def test_openssl_agrees(signed_json, key, tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not installed")
+    data, sig = signed_json
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    (tmp_path / "r.json").write_bytes(data)
+    (tmp_path / "r.json.p7s").write_bytes(sig)
+    (tmp_path / "root.pem").write_bytes(key.root.public_bytes(Encoding.PEM))
+    cmd = ["openssl", "cms", "-verify", "-binary", "-inform", "DER", "-in", "r.json.p7s", "-content", "r.json",
+           "-CAfile", "root.pem", "-purpose", "any", "-out", "/dev/null"]
+    assert subprocess.run(cmd, cwd=tmp_path, capture_output=True).returncode == 0
+    (tmp_path / "r.json").write_bytes(_flip(data, 10))
+    assert subprocess.run(cmd, cwd=tmp_path, capture_output=True).returncode != 0
+
+
+# ----------------------------------------------------------------------------- the commands
+
+
+def test_cli_keygen_sign_verify(tmp_path, report_bytes, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.delenv("CERTIFY_KEY_PASSPHRASE", raising=False)
+    runner = CliRunner()
+    (tmp_path / "pass").write_text("s3cret\n")
+    res = runner.invoke(cli, ["keygen", "--passphrase-file", str(tmp_path / "pass"), "--organization", "Lab"])
+    assert res.exit_code == 0, res.output
+    pdf, js = tmp_path / "r.pdf", tmp_path / "r.json"
+    pdf.write_bytes(report_bytes[0])
+    js.write_bytes(report_bytes[1])
+    res = runner.invoke(cli, ["sign", str(pdf)])
+    assert res.exit_code == 2 and "passphrase" in res.output  # encrypted key, no passphrase given
+    monkeypatch.setenv("CERTIFY_KEY_PASSPHRASE", "s3cret")
+    for f in (pdf, js):
+        res = runner.invoke(cli, ["sign", str(f)])
+        assert res.exit_code == 0, res.output
+        res = runner.invoke(cli, ["verify", str(f)])
+        assert res.exit_code == 0 and "Lab" in res.output, res.output
+    root = tmp_path / "cfg" / "certify" / signing.ROOT_CERT
+    assert runner.invoke(cli, ["verify", str(pdf), "--root", str(root)]).exit_code == 0
+    pdf.write_bytes(_flip(pdf.read_bytes(), 200))
+    res = runner.invoke(cli, ["verify", str(pdf)])
+    assert res.exit_code == 1 and "INVALID" in res.output
+    js.write_bytes(js.read_bytes() + b" ")
+    assert runner.invoke(cli, ["verify", str(js)]).exit_code == 1
+    (tmp_path / "r.json.p7s").unlink()
+    res = runner.invoke(cli, ["verify", str(js)])
+    assert res.exit_code == 1 and "no signature" in res.output
+
+
+def test_cli_usage_errors_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    runner = CliRunner()
+    assert runner.invoke(cli, ["verify", str(tmp_path / "missing.pdf")]).exit_code == 2
+    (tmp_path / "f.pdf").write_bytes(b"%PDF-1.4\n")
+    res = runner.invoke(cli, ["verify", str(tmp_path / "f.pdf")])
+    assert res.exit_code == 2 and "no trusted root" in res.output  # nothing configured to trust
+    (tmp_path / "bad.pem").write_text("not a certificate")
+    res = runner.invoke(cli, ["verify", str(tmp_path / "f.pdf"), "--root", str(tmp_path / "bad.pem")])
+    assert res.exit_code == 2 and "X.509" in res.output
+    assert runner.invoke(cli, ["keygen", "--algorithm", "dsa"]).exit_code == 2
+    res = runner.invoke(cli, ["sign", str(tmp_path / "f.pdf")])
+    assert res.exit_code == 2 and "not a readable PDF" in res.output
+    assert not any((tmp_path / "cfg").rglob("*.tmp"))
+
+
+def test_sign_failure_leaves_the_file_untouched(tmp_path, key):
+    target = tmp_path / "broken.pdf"
+    target.write_bytes(b"%PDF-1.4\nnot really a pdf\n")
+    before = target.read_bytes()
+    with pytest.raises(signing.SigningError):
+        signing.sign_file(target, key)
+    assert target.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["broken.pdf"]
