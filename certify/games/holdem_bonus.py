@@ -36,6 +36,11 @@ ACE, KING, QUEEN, JACK, TEN = 12, 11, 10, 9, 8
 
 # ------------------------------------------------------------------ the rules, one place each
 
+def street_bet(spec, wager: str, ante: Decimal) -> Decimal:
+    """The Flop, Turn or River bet: that street's ``multiple_of_ante`` x Ante."""
+    return ante * getattr(spec, wager).multiple_of_ante
+
+
 def hole_class(hole: Sequence[int], dealer_hole: Sequence[int]) -> str:
     """The Bonus pay-table line of two hole cards (the dealer's matter only for aces vs aces)."""
     hi, lo = sorted((c >> 2 for c in hole), reverse=True)
@@ -60,11 +65,11 @@ def settle_values(spec, player_value: int, dealer_value: int, bonus_class: str, 
     if decisions[0] == "fold":
         net["ante"] = -ante
     else:
-        stakes = {"flop": ante * spec.flop.multiple_of_ante}
+        stakes = {"flop": street_bet(spec, "flop", ante)}
         if decisions[1] == "bet":
-            stakes["turn"] = ante * spec.turn.multiple_of_ante
+            stakes["turn"] = street_bet(spec, "turn", ante)
         if decisions[2] == "bet":
-            stakes["river"] = ante * spec.river.multiple_of_ante
+            stakes["river"] = street_bet(spec, "river", ante)
         if player_value > dealer_value:
             ante_pays = category_of(player_value) >= HAND_KEYS.index(spec.ante.pays_at_least)
             net["ante"] = ante * spec.ante.odds if ante_pays else ZERO
@@ -179,7 +184,7 @@ class HoldemRound(Round):
         extra = ZERO
         if self.spec.balance_covers_raise_at_deal:
             ante = amount if wager == "ante" else s.wagers["ante"]
-            extra = ante * self.spec.flop.multiple_of_ante
+            extra = street_bet(self.spec, "flop", ante)
         if not s.can_cover(amount + extra):
             self._reject("place_wager", f"seat {seat} balance {s.balance} cannot cover the {wager} {amount}"
                                         + (f" and the Flop bet {extra}" if extra else "")
@@ -256,7 +261,7 @@ class HoldemRound(Round):
         if s.status != "live" or len(s.decisions) != STREETS.index(self.street):
             return ()
         wager = STREET_WAGER[self.street]
-        stake = s.wagers["ante"] * getattr(self.spec, wager).multiple_of_ante
+        stake = street_bet(self.spec, wager, s.wagers["ante"])
         passive = "fold" if self.street == "preflop" else "check"
         return (passive, "bet") if s.can_cover(stake) else (passive,)
 
@@ -273,7 +278,7 @@ class HoldemRound(Round):
                 reason = f"seat {seat} has no decision to make now (status {s.status}, phase {self.phase})"
             elif action == "bet":
                 wager = STREET_WAGER[self.street]
-                stake = s.wagers["ante"] * getattr(self.spec, wager).multiple_of_ante
+                stake = street_bet(self.spec, wager, s.wagers["ante"])
                 reason = (f"seat {seat} balance {s.balance} cannot cover the {wager.capitalize()} bet {stake} "
                           f"on top of {s.committed()}")
             else:
@@ -283,7 +288,7 @@ class HoldemRound(Round):
         s.decisions.append(action)
         if action == "bet":
             wager = STREET_WAGER[self.street]
-            s.wagers[wager] = s.wagers["ante"] * getattr(self.spec, wager).multiple_of_ante
+            s.wagers[wager] = street_bet(self.spec, wager, s.wagers["ante"])
         elif action == "fold":
             s.status = "folded"
         self._advance()

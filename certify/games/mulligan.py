@@ -29,6 +29,11 @@ ACTIONS = ("stand", "mulligan")
 
 # ------------------------------------------------------------------ the rules, one place each
 
+def raise_amount(spec, ante: Decimal) -> Decimal:
+    """The Raise a mulligan needs: ``raise.multiple_of_ante`` x Ante."""
+    return ante * spec.raise_.multiple_of_ante
+
+
 def dealer_stands(spec, dealer_value: int) -> bool:
     return spec.dealer.stands_on.met_by(dealer_value)
 
@@ -53,7 +58,7 @@ def settle_values(spec, original_value: int, final_value: int, dealer_value: int
     took_mulligan = decision == "mulligan"
     stakes = {"ante": ante}
     if took_mulligan:
-        stakes["raise"] = ante * spec.raise_.multiple_of_ante
+        stakes["raise"] = raise_amount(spec, ante)
     if final_value > dealer_value:
         odds = spec.pays.odds(category_of(final_value))
         net = {k: (-v if odds is None else v * odds) for k, v in stakes.items()}
@@ -137,7 +142,7 @@ class MulliganRound(Round):
         extra = ZERO
         if self.spec.balance_covers_raise_at_deal:
             ante = amount if wager == "ante" else s.wagers["ante"]
-            extra = ante * self.spec.raise_.multiple_of_ante
+            extra = raise_amount(self.spec, ante)
         if not s.can_cover(amount + extra):
             self._reject("place_wager", f"seat {seat} balance {s.balance} cannot cover the {wager} {amount}"
                                         + (f" and the Raise {extra} a mulligan needs" if extra else "")
@@ -195,8 +200,7 @@ class MulliganRound(Round):
         s = self.seats[seat]
         if s.status != "live" or s.decisions:
             return ()
-        raise_amount = s.wagers["ante"] * self.spec.raise_.multiple_of_ante
-        return ACTIONS if s.can_cover(raise_amount) else ("stand",)
+        return ACTIONS if s.can_cover(raise_amount(self.spec, s.wagers["ante"])) else ("stand",)
 
     def view(self, seat: int) -> MulliganView:
         s = self.seats[seat]
@@ -210,8 +214,8 @@ class MulliganRound(Round):
             if not legal:
                 reason = f"seat {seat} has no decision to make now (status {s.status}, phase {self.phase})"
             elif action == "mulligan":
-                raise_amount = s.wagers["ante"] * self.spec.raise_.multiple_of_ante
-                reason = (f"seat {seat} balance {s.balance} cannot cover the Raise {raise_amount} "
+                reason = (f"seat {seat} balance {s.balance} cannot cover the Raise "
+                          f"{raise_amount(self.spec, s.wagers['ante'])} "
                           f"on top of {s.committed()}: a mulligan is not allowed")
             else:
                 reason = f"{action!r} is not an action here (expected {' or '.join(legal)})"
@@ -219,7 +223,7 @@ class MulliganRound(Round):
         self._record("act", **args)
         s.decisions.append(action)
         if action == "mulligan":
-            s.wagers["raise"] = s.wagers["ante"] * self.spec.raise_.multiple_of_ante
+            s.wagers["raise"] = raise_amount(self.spec, s.wagers["ante"])
         self._advance()
 
     def next_step(self) -> tuple[str, int | None] | None:

@@ -30,6 +30,11 @@ ACTIONS = ("fold", "bet")
 
 # ------------------------------------------------------------------ the rules, one place each
 
+def bet_amount(spec, ante: Decimal) -> Decimal:
+    """The Bet a player makes to play the hand: ``bet.multiple_of_ante`` x Ante (exactly)."""
+    return ante * spec.bet.multiple_of_ante
+
+
 def dealer_qualifies(spec, dealer_value: int) -> bool:
     return spec.dealer.qualifies.met_by(dealer_value)
 
@@ -41,7 +46,7 @@ def settle_values(spec, player_value: int, dealer_value: int, decision: str,
         return {"ante": -ante}
     if decision != "bet":
         raise ValueError(f"decision must be 'fold' or 'bet', got {decision!r}")
-    bet = ante * spec.bet.multiple_of_ante
+    bet = bet_amount(spec, ante)
     if not dealer_qualifies(spec, dealer_value):
         return {"ante": ante * spec.non_qualifying_dealer.ante_pays, "bet": ZERO}
     if player_value > dealer_value:
@@ -155,9 +160,9 @@ class StudRound(Round):
 
     def _cover_extra(self, s, wager, amount) -> Decimal:
         if wager == "ante" and self.spec.balance_covers_raise_at_deal:
-            return amount * self.spec.bet.multiple_of_ante
+            return bet_amount(self.spec, amount)
         if wager == "progressive" and self.spec.balance_covers_raise_at_deal:
-            return s.wagers["ante"] * self.spec.bet.multiple_of_ante
+            return bet_amount(self.spec, s.wagers["ante"])
         return ZERO
 
     def _cover_text(self, s, wager, amount) -> str:
@@ -236,7 +241,7 @@ class StudRound(Round):
         s = self.seats[seat]
         if s.status != "live" or s.decisions:
             return ()
-        bet = s.wagers["ante"] * self.spec.bet.multiple_of_ante
+        bet = bet_amount(self.spec, s.wagers["ante"])
         return ACTIONS if s.can_cover(bet) else ("fold",)
 
     def view(self, seat: int) -> StudView:
@@ -252,7 +257,7 @@ class StudRound(Round):
             if not legal:
                 reason = f"seat {seat} has no decision to make now (status {s.status}, phase {self.phase})"
             elif action == "bet":
-                bet = s.wagers["ante"] * self.spec.bet.multiple_of_ante
+                bet = bet_amount(self.spec, s.wagers["ante"])
                 reason = f"seat {seat} balance {s.balance} cannot cover the Bet {bet} on top of {s.committed()}"
             else:
                 reason = f"{action!r} is not an action here (expected {' or '.join(legal)})"
@@ -260,7 +265,7 @@ class StudRound(Round):
         self._record("act", **args)
         s.decisions.append(action)
         if action == "bet":
-            s.wagers["bet"] = s.wagers["ante"] * self.spec.bet.multiple_of_ante
+            s.wagers["bet"] = bet_amount(self.spec, s.wagers["ante"])
         else:
             s.status = "folded"
         self._maybe_showdown()
