@@ -264,15 +264,17 @@ def test_cumulative_sums_pvalue_never_exceeds_one():
 
 def test_serial_sum_of_squares_is_exact():
     # All zeros: v_0...0 = n for every m, so psi^2_m = 2^m n - n exactly; the squares (10^12) would
-    # overflow int32 and lose digits in float32.
-    x = np.zeros(N, np.uint8)
-    r = nist.serial(x)
+    # overflow an int32 accumulator and lose digits in float32.
+    r = nist.serial(np.zeros(N, np.uint8))
     assert r.details["psi2"] == [float(2 ** 16 * N - N), float(2 ** 15 * N - N), float(2 ** 14 * N - N)]
+    # A fair sequence: psi^2 from the module equals the exact rational value to double precision.
+    from fractions import Fraction
     y = fair_bits(n=200_000)
-    v = pattern_counts(y, 12)
-    assert int(v.sum()) == y.size
-    exact = sum(int(c) ** 2 for c in v) * 2 ** 12 // 1  # Python ints
-    assert float(np.dot(v, v)) * 2 ** 12 == float(exact)
+    r = nist.serial(y, m=12)
+    for m, psi in zip((12, 11, 10), r.details["psi2"]):
+        v = pattern_counts(y, m)
+        exact = Fraction(2 ** m * sum(int(c) ** 2 for c in v), y.size) - y.size
+        assert psi == pytest.approx(float(exact), rel=1e-12, abs=1e-9)
 
 
 def test_frequency_statistic_uses_exact_integers():

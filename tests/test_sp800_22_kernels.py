@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from certify.stats import sp800_22 as nist
-from certify.stats.sp800_22._kernels import gf2_ranks, linear_complexities, nonoverlapping_scan, universal_sum
-from certify.stats.sp800_22.basic import _longest_runs_per_block
+from certify.stats.sp800_22._kernels import (cyclic_pattern_counts, gf2_ranks, linear_complexities, longest_runs,
+                                             nonoverlapping_scan, universal_sum)
 from certify.stats.sp800_22.matrix import linear_complexity_probabilities, rank_probabilities
 from certify.stats.sp800_22.templates import (_block_window_counts, aperiodic_templates, is_aperiodic,
                                               overlapping_exact_probabilities, overlapping_poisson_probabilities)
@@ -160,7 +160,33 @@ def test_longest_runs_per_block():
     blocks[0] = 0
     blocks[1] = 1
     want = [max((len(run) for run in "".join(map(str, b)).split("0")), default=0) for b in blocks.tolist()]
-    assert _longest_runs_per_block(blocks).tolist() == want
+    assert longest_runs(blocks.ravel(), 200, 128).tolist() == want
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 11])
+def test_cyclic_pattern_counts_and_folding(m):
+    from certify.stats.sp800_22.serial import fold
+    x = rng(m).integers(0, 2, 3000, dtype=np.uint8)
+    s = "".join(map(str, x.tolist()))
+    ext = s + s[: m - 1]
+    want = np.zeros(2 ** m, np.int64)
+    for i in range(len(s)):
+        want[int(ext[i:i + m], 2)] += 1
+    got = cyclic_pattern_counts(x, m)
+    assert got.tolist() == want.tolist()
+    if m > 1:
+        assert fold(got).tolist() == cyclic_pattern_counts(x, m - 1).tolist()
+
+
+def test_block_window_counts_match_python():
+    x = rng(4).integers(0, 2, 3 * 200, dtype=np.uint8)
+    counts = _block_window_counts(x, 3, 200, 5)
+    for j in range(3):
+        s = "".join(map(str, x[j * 200:(j + 1) * 200].tolist()))
+        want = np.zeros(32, np.int64)
+        for i in range(200 - 4):
+            want[int(s[i:i + 5], 2)] += 1
+        assert counts[j].tolist() == want.tolist()
 
 
 def test_universal_sum_matches_loop():

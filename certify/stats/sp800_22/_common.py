@@ -98,22 +98,3 @@ def _plain(obj: Any) -> Any:
     if isinstance(obj, np.generic):
         return obj.item()
     return obj
-
-
-def sliding_codes(bits: np.ndarray, m: int, wrap: bool = False) -> np.ndarray:
-    """Integer value of every m-bit window (first bit most significant).
-
-    With ``wrap`` the sequence is extended by its first m-1 bits, giving n windows (Serial,
-    ApproximateEntropy); otherwise n-m+1 windows.
-    """
-    n = bits.size
-    ext = np.concatenate([bits, bits[: m - 1]]) if wrap else bits
-    count = n if wrap else n - m + 1
-    if count <= 0:
-        return np.zeros(0, dtype=np.int64)
-    dtype = np.int32 if m < 31 else np.int64
-    codes = np.zeros(count, dtype=dtype)
-    for j in range(m):
-        codes <<= 1
-        codes |= ext[j:j + count]
-    return codes

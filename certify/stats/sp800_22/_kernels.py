@@ -145,3 +145,82 @@ def nonoverlapping_scan(bits, n_blocks, M, template):
             else:
                 j += 1
     return counts
+
+
+@njit(cache=True)
+def cyclic_pattern_counts(bits, m):
+    """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1
+    bits (n windows), with a rolling code: one pass."""
+    n = bits.size
+    mask = (1 << m) - 1
+    counts = np.zeros(1 << m, dtype=np.int64)
+    code = 0
+    for i in range(m - 1):
+        code = (code << 1) | bits[i % n]
+    for i in range(n):
+        code = ((code << 1) | bits[(i + m - 1) % n]) & mask
+        counts[code] += 1
+    return counts
+
+
+@njit(cache=True)
+def block_window_counts(bits, n_blocks, M, m):
+    """counts[j, c] = number of m-bit windows with value c lying wholly inside block j."""
+    mask = (1 << m) - 1
+    counts = np.zeros((n_blocks, 1 << m), dtype=np.int64)
+    for j in range(n_blocks):
+        base = j * M
+        code = 0
+        for i in range(m - 1):
+            code = (code << 1) | bits[base + i]
+        for i in range(m - 1, M):
+            code = ((code << 1) | bits[base + i]) & mask
+            counts[j, code] += 1
+    return counts
+
+
+@njit(cache=True)
+def longest_runs(bits, n_blocks, M):
+    """Longest run of ones in each M-bit block."""
+    out = np.zeros(n_blocks, dtype=np.int64)
+    for j in range(n_blocks):
+        best = 0
+        run = 0
+        for i in range(j * M, (j + 1) * M):
+            if bits[i]:
+                run += 1
+                if run > best:
+                    best = run
+            else:
+                run = 0
+        out[j] = best
+    return out
+
+
+@njit(cache=True)
+def walk_visits(bits):
+    """One pass over the +/-1 walk S' = 0, S_1..S_n, 0 (sections 2.14/2.15): the number of
+    cycles J; v[i, k] = cycles visiting state i (-4..-1, 1..4) exactly k times (k = 5: >= 5);
+    xi[s + 9] = total visits to state s in -9..9."""
+    s = 0
+    J = 0
+    current = np.zeros(8, dtype=np.int64)
+    v = np.zeros((8, 6), dtype=np.int64)
+    xi = np.zeros(19, dtype=np.int64)
+    for k in range(bits.size):
+        s += 1 if bits[k] else -1
+        if s == 0:
+            J += 1
+            for i in range(8):
+                v[i, min(current[i], 5)] += 1
+                current[i] = 0
+        else:
+            if -9 <= s <= 9:
+                xi[s + 9] += 1
+            if -4 <= s <= 4:
+                current[s + 4 if s < 0 else s + 3] += 1
+    if s != 0:  # the appended final 0 closes the last cycle
+        J += 1
+        for i in range(8):
+            v[i, min(current[i], 5)] += 1
+    return J, v, xi

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import special
 
 from ._common import as_bits, clean_p, erfc, igamc, not_applicable, result
+from ._kernels import longest_runs
 
 
 def frequency(bits, alpha: float = 0.01, *, enforce_minimums: bool = True):
@@ -115,8 +116,7 @@ def longest_run(bits, alpha: float = 0.01, *, M: int | None = None, probabilitie
     N = n // M
     if N < 1:
         return not_applicable("LongestRun", n, alpha, f"n = {n} < M = {M}")
-    blocks = x[: N * M].reshape(N, M)
-    longest = _longest_runs_per_block(blocks)
+    longest = longest_runs(x, N, M)
     classes = np.clip(longest, lo, hi) - lo
     v = np.bincount(classes, minlength=hi - lo + 1)
     if probabilities == "exact":
@@ -130,19 +130,6 @@ def longest_run(bits, alpha: float = 0.01, *, M: int | None = None, probabilitie
     return result("LongestRun", n, alpha, [igamc(K / 2, chi2 / 2)], chi2, K,
                   f"longest run of ones in {N} blocks of {M} bits", M=M, N=N, v=v,
                   probabilities=probabilities)
-
-
-def _longest_runs_per_block(blocks: np.ndarray) -> np.ndarray:
-    """Longest run of ones in each row, vectorised: run lengths from the positions of zeros."""
-    N, M = blocks.shape
-    padded = np.zeros((N, M + 2), dtype=np.int8)
-    padded[:, 1:-1] = blocks
-    edges = np.diff(padded, axis=1)  # +1 at a run start, -1 just after a run end
-    rows_s, starts = np.nonzero(edges == 1)
-    _, ends = np.nonzero(edges == -1)  # row-major order pairs each start with its end
-    longest = np.zeros(N, dtype=np.int64)
-    np.maximum.at(longest, rows_s, ends - starts)
-    return longest
 
 
 def cumulative_sums(bits, alpha: float = 0.01, *, enforce_minimums: bool = True):

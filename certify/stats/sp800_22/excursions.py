@@ -7,18 +7,10 @@ import math
 import numpy as np
 
 from ._common import as_bits, erfc, igamc, not_applicable, result
+from ._kernels import walk_visits
 
 EXCURSION_STATES = (-4, -3, -2, -1, 1, 2, 3, 4)
 VARIANT_STATES = tuple(x for x in range(-9, 10) if x != 0)
-
-
-def _walk(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Partial sums S' = 0, S_1..S_n, 0; the cycle index of each S_k; the number of cycles J."""
-    s = np.cumsum(2 * x.astype(np.int64) - 1)
-    zero = s == 0
-    J = int(np.count_nonzero(zero)) + (0 if s.size and s[-1] == 0 else 1)
-    cycle = np.cumsum(zero) - zero  # a zero closes its cycle
-    return s, cycle, J
 
 
 def _too_few_cycles(name: str, n: int, alpha: float, J: int, min_cycles) -> object | None:
@@ -46,16 +38,13 @@ def random_excursions(bits, alpha: float = 0.01, *, min_cycles: int | None = Non
     """
     x = as_bits(bits)
     n = x.size
-    s, cycle, J = _walk(x)
+    J, visits, _ = walk_visits(x)
     na = _too_few_cycles("RandomExcursions", n, alpha, J, min_cycles)
     if na is not None:
         return na
-    inside = (np.abs(s) <= 4) & (s != 0)
-    state_index = np.where(s[inside] > 0, s[inside] + 3, s[inside] + 4)  # -4..-1,1..4 -> 0..7
-    visits = np.bincount(cycle[inside] * 8 + state_index, minlength=J * 8).reshape(J, 8)
     ps, chi2s, table = [], [], []
     for i, state in enumerate(EXCURSION_STATES):
-        v = np.bincount(np.minimum(visits[:, i], 5), minlength=6)
+        v = visits[i]
         pi = excursion_probabilities(state)
         chi2 = float(np.sum((v - J * pi) ** 2 / (J * pi)))
         chi2s.append(chi2)
@@ -69,12 +58,10 @@ def random_excursions_variant(bits, alpha: float = 0.01, *, min_cycles: int | No
     """2.15 Random excursions variant: 18 p-values, states -9..-1, 1..9 (same J precondition)."""
     x = as_bits(bits)
     n = x.size
-    s, _, J = _walk(x)
+    J, _, xi_all = walk_visits(x)
     na = _too_few_cycles("RandomExcursionsVariant", n, alpha, J, min_cycles)
     if na is not None:
         return na
-    near = s[np.abs(s) <= 9]
-    xi_all = np.bincount(near + 9, minlength=19)
     ps, xis = [], []
     for state in VARIANT_STATES:
         xi = int(xi_all[state + 9])

@@ -6,23 +6,27 @@ import math
 
 import numpy as np
 
-from ._common import as_bits, igamc, not_applicable, result, sliding_codes
+from ._common import as_bits, igamc, not_applicable, result
+from ._kernels import cyclic_pattern_counts
 
 
 def pattern_counts(x: np.ndarray, m: int) -> np.ndarray:
     """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1 bits."""
-    if m <= 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.bincount(sliding_codes(x, m, wrap=True), minlength=1 << m).astype(np.int64)
+    return cyclic_pattern_counts(x, m)
 
 
-def _psi2(x: np.ndarray, m: int) -> float:
+def fold(counts: np.ndarray) -> np.ndarray:
+    """Cyclic (m-1)-bit pattern counts from the m-bit ones: each m-window starts with its
+    (m-1)-window, so v_(m-1)[c] = v_m[2c] + v_m[2c+1]. One pass over the bits serves all m."""
+    return counts.reshape(-1, 2).sum(axis=1)
+
+
+def _psi2(v: np.ndarray, m: int, n: int) -> float:
     if m <= 0:
         return 0.0
-    v = pattern_counts(x, m)
-    n = x.size
-    # int64 sum of squares: exact (a float sum loses digits, an int32 one overflows for n > 46341)
-    return (2 ** m / n) * float(np.dot(v, v)) - n
+    # int64 sum of squares, exact (up to n^2 = 10^12 for n = 10^6: an int32 sum overflows past
+    # n = 46341); then one rounding to float.
+    return (2 ** m / n) * float(int(np.dot(v, v))) - n
 
 
 def serial(bits, alpha: float = 0.01, *, m: int = 16, enforce_minimums: bool = True):
@@ -31,7 +35,9 @@ def serial(bits, alpha: float = 0.01, *, m: int = 16, enforce_minimums: bool = T
     n = x.size
     if m < 2 or n < 2 or (enforce_minimums and m >= int(math.floor(math.log2(n))) - 2):
         return not_applicable("Serial", n, alpha, f"m = {m} needs m >= 2 and m < floor(log2 n) - 2 (n = {n})")
-    psi_m, psi_m1, psi_m2 = _psi2(x, m), _psi2(x, m - 1), _psi2(x, m - 2)
+    v_m = pattern_counts(x, m)
+    v_m1 = fold(v_m)
+    psi_m, psi_m1, psi_m2 = _psi2(v_m, m, n), _psi2(v_m1, m - 1, n), _psi2(fold(v_m1), m - 2, n)
     del1 = psi_m - psi_m1
     del2 = psi_m - 2 * psi_m1 + psi_m2
     ps = [igamc(2 ** (m - 2), del1 / 2), igamc(2 ** (m - 3), del2 / 2)]
@@ -41,11 +47,8 @@ def serial(bits, alpha: float = 0.01, *, m: int = 16, enforce_minimums: bool = T
                   psi2=[psi_m, psi_m1, psi_m2])
 
 
-def _phi(x: np.ndarray, m: int) -> float:
-    if m <= 0:
-        return 0.0
-    c = pattern_counts(x, m)
-    c = c[c > 0] / x.size
+def _phi(counts: np.ndarray, n: int) -> float:
+    c = counts[counts > 0] / n
     return float(np.sum(c * np.log(c)))
 
 
@@ -55,7 +58,8 @@ def approximate_entropy(bits, alpha: float = 0.01, *, m: int = 10, enforce_minim
     n = x.size
     if m < 1 or n < 2 or (enforce_minimums and m >= int(math.floor(math.log2(n))) - 5):
         return not_applicable("ApproximateEntropy", n, alpha, f"m = {m} needs m < floor(log2 n) - 5 (n = {n})")
-    apen = _phi(x, m) - _phi(x, m + 1)
+    v_m1 = pattern_counts(x, m + 1)
+    apen = _phi(fold(v_m1), n) - _phi(v_m1, n)
     chi2 = 2 * n * (math.log(2) - apen)
     return result("ApproximateEntropy", n, alpha, [igamc(2 ** (m - 1), chi2 / 2)], chi2, 2 ** m,
                   f"entropy of overlapping {m}- and {m + 1}-bit patterns", m=m, ApEn=apen)

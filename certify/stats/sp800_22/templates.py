@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 
 from ._common import as_bits, igamc, not_applicable, result
-from ._kernels import nonoverlapping_scan
+from ._kernels import block_window_counts, nonoverlapping_scan
 
 
 def _template_array(t) -> np.ndarray:
@@ -43,14 +43,7 @@ def aperiodic_templates(m: int) -> tuple[str, ...]:
 
 def _block_window_counts(x: np.ndarray, N: int, M: int, m: int) -> np.ndarray:
     """counts[j, c] = number of m-bit windows with value c lying wholly inside block j."""
-    blocks = x[: N * M].reshape(N, M)
-    width = M - m + 1
-    codes = np.zeros((N, width), dtype=np.int64)
-    for k in range(m):
-        codes <<= 1
-        codes |= blocks[:, k:k + width]
-    codes += (np.arange(N, dtype=np.int64) << m)[:, None]
-    return np.bincount(codes.ravel(), minlength=N << m).reshape(N, 1 << m)
+    return block_window_counts(x, N, M, m)
 
 
 def non_overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, N: int = 8, templates=None,

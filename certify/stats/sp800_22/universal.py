@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._common import as_bits, erfc, not_applicable, result, sliding_codes
+from ._common import as_bits, erfc, not_applicable, result
 from ._kernels import universal_sum
 
 # Section 2.9.7: L by n (smallest n for each L from 6 to 16), and the table of
@@ -43,8 +43,9 @@ def universal(bits, alpha: float = 0.01, *, L: int | None = None, Q: int | None 
     K = n // L - Q
     if K < 1:
         return not_applicable("Universal", n, alpha, f"n = {n} leaves no test blocks for L = {L}, Q = {Q}")
-    codes = sliding_codes(x[: (Q + K) * L], L)[::L]  # non-overlapping L-bit blocks
-    total = universal_sum(np.ascontiguousarray(codes, dtype=np.int64), L, Q, K)
+    weights = 1 << np.arange(L - 1, -1, -1, dtype=np.int64)
+    codes = x[: (Q + K) * L].reshape(Q + K, L) @ weights  # non-overlapping L-bit blocks
+    total = universal_sum(codes, L, Q, K)
     fn = total / K
     c = 0.7 - 0.8 / L + (4 + 32 / L) * K ** (-3 / L) / 15
     sigma = c * math.sqrt(VARIANCE[L] / K)
