@@ -134,15 +134,28 @@ def _money(value: Any) -> Decimal:
     return amount
 
 
+def _number(value: Any, what: str) -> Decimal:
+    """A Decimal from an int or decimal string, with ``what`` in the error message."""
+    if isinstance(value, (bool, float)) or not isinstance(value, (int, str, Decimal)):
+        raise ValueError(f"expected {what}, got {value!r}")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"expected {what}, got {value!r}") from None
+    if not number.is_finite():
+        raise ValueError(f"expected {what}, got {value!r}")
+    return number
+
+
 def _odds(value: Any) -> Decimal:
-    amount = _to_decimal(value)
+    amount = _number(value, "odds as a number (paid X to 1) or the word lose")
     if amount < 0:
         raise ValueError(f"expected odds >= 0 (paid X to 1), got {value!r}")
     return amount
 
 
 def _positive(value: Any) -> Decimal:
-    amount = _to_decimal(value)
+    amount = _number(value, "a multiple of the Ante as a number > 0, such as 2")
     if amount <= 0:
         raise ValueError(f"expected a multiple > 0, got {value!r}")
     return amount
@@ -617,7 +630,6 @@ def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | 
             loc = ("family",)
         if loc and loc[0] in _FAMILY_TAGS:
             loc = loc[1:]
-        loc = tuple(part for part in loc if part not in ("function-before[_lose_or_odds(), nullable[decimal]]",))
         loc = prefix + loc
         field = ".".join(str(part) for part in loc) or "(top level)"
         line = _node_line(root, loc) if root is not None else None
