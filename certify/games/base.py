@@ -31,14 +31,15 @@ class IllegalAction(ValueError):
 
 def money(value: Any) -> Decimal:
     """An exact amount from a Decimal, int or decimal string (floats are refused: not exact)."""
-    if isinstance(value, Decimal):
-        return value
     if isinstance(value, bool) or isinstance(value, float):
         raise IllegalAction(f"amount {value!r} is not exact: give it as a decimal string")
     try:
-        return Decimal(str(value))
+        amount = value if isinstance(value, Decimal) else Decimal(str(value))
     except ArithmeticError:
         raise IllegalAction(f"amount {value!r} is not a decimal amount") from None
+    if not amount.is_finite():
+        raise IllegalAction(f"amount {value!r} is not a finite amount")
+    return amount
 
 
 def cents_down(amount: Decimal) -> Decimal:
