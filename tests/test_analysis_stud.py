@@ -96,13 +96,15 @@ def test_dealer_counts_match_brute_force_for_every_up_card(caribbean, player):
 def test_inclusion_exclusion_counts_every_dealer_hand_once():
     t = stud._tables()
     top = len(class_values())  # a threshold above every hand: all dealer hands count
-    out = np.empty(1, np.int64)
+    below_top3 = np.full(len(t.sorted3), t.sorted3.shape[1])
+    below_top4 = np.full(len(t.sorted4), t.sorted4.shape[1])
+    out = np.empty(3, np.int64)
     rng = np.random.default_rng(3)
     for _ in range(200):
         deal = rng.choice(52, 6, replace=False)
         player, up = np.sort(deal[:5]).astype(np.int64), int(deal[5])
-        stud._dealer_counts_below(up, player, np.array([top]), out, stud._BINOM, t.prefix1,
-                                  t.prefix2, t.sorted3, t.sorted4, t.dense5)
+        stud._dealer_counts_below(up, player, top, top - 1, out, stud._BINOM, t.prefix1, t.prefix2,
+                                  t.sorted3, t.sorted4, t.dense5, below_top3, below_top4)
         assert out[0] == stud.DEALER_HOLE
 
 

@@ -189,20 +189,31 @@ def _count_below(row, t):
     return lo
 
 
+@njit(cache=True, inline="always")
+def _count_below_and_equal(row, t):
+    """(entries < t, entries <= t) in a sorted row: one search, then the few equal entries."""
+    lo = _count_below(row, t)
+    hi = lo
+    while hi < row.shape[0] and row[hi] == t:
+        hi += 1
+    return lo, hi
+
+
 @njit(cache=True)
-def _dealer_counts_below(u, p, thresholds, out, binom, prefix1, prefix2, sorted3, sorted4, dense5):
-    """out[j] = dealer hands holding u and no card of p, worth less than thresholds[j]."""
-    nt = thresholds.shape[0]
-    for j in range(nt):
-        out[j] = prefix1[u, thresholds[j]]
+def _dealer_counts_below(u, p, q, v, out, binom, prefix1, prefix2, sorted3, sorted4, dense5,
+                         below_q3, below_q4):
+    """Dealer hands holding u and no card of p: out = (worth < q, worth < v, worth <= v).
+
+    ``below_q3`` / ``below_q4``: entries < q of each sorted3 / sorted4 row (q is fixed per run).
+    With v < q only out[0] is computed (a player below the qualifier can only lose or be paid
+    the Ante), and out[1], out[2] are left 0.
+    """
+    need_v = v >= q
+    out[0] = prefix1[u, q]
+    out[1] = prefix1[u, v] if need_v else 0
+    out[2] = prefix1[u, v + 1] if need_v else 0
     s = np.empty(6, np.int64)
-    for mask in range(1, 31 + 1):
-        k = 0
-        for i in range(5):
-            if (mask >> i) & 1:
-                k += 1
-        if k == 5:
-            continue  # six cards: no five-card hand holds them
+    for mask in range(1, 31):  # mask 31 (all five of p, plus u) is six cards: no hand holds them
         # the sorted set {u} + the chosen cards of p (p is sorted)
         n = 0
         placed = False
@@ -220,22 +231,30 @@ def _dealer_counts_below(u, p, thresholds, out, binom, prefix1, prefix2, sorted3
         idx = 0
         for i in range(n):
             idx += binom[s[i], i + 1]
-        sign = -1 if k % 2 == 1 else 1
-        for j in range(nt):
-            t = thresholds[j]
-            if n == 2:
-                c = prefix2[idx, t]
-            elif n == 3:
-                c = _count_below(sorted3[idx], t)
-            elif n == 4:
-                c = _count_below(sorted4[idx], t)
-            else:
-                c = 1 if dense5[idx] < t else 0
-            out[j] += sign * c
+        sign = 1 if n % 2 == 1 else -1  # n - 1 cards of p
+        if n == 2:
+            cq = prefix2[idx, q]
+            lt = prefix2[idx, v] if need_v else 0
+            le = prefix2[idx, v + 1] if need_v else 0
+        elif n == 3:
+            cq = below_q3[idx]
+            lt, le = _count_below_and_equal(sorted3[idx], v) if need_v else (0, 0)
+        elif n == 4:
+            cq = below_q4[idx]
+            lt, le = _count_below_and_equal(sorted4[idx], v) if need_v else (0, 0)
+        else:
+            d = dense5[idx]
+            cq = 1 if d < q else 0
+            lt = 1 if d < v else 0
+            le = 1 if d <= v else 0
+        out[0] += sign * cq
+        out[1] += sign * lt
+        out[2] += sign * le
 
 
 @njit(cache=True, parallel=True)
-def _all_dealer_counts(reps, rep_values, qualify, binom, prefix1, prefix2, sorted3, sorted4, dense5):
+def _all_dealer_counts(reps, rep_values, qualify, binom, prefix1, prefix2, sorted3, sorted4, dense5,
+                       below_q3, below_q4):
     """For each class representative and up card: (does not qualify, player wins, tie) counts.
 
     Rows of up cards the player holds stay -1.
@@ -245,22 +264,16 @@ def _all_dealer_counts(reps, rep_values, qualify, binom, prefix1, prefix2, sorte
     for ci in prange(n):
         p = reps[ci]
         v = rep_values[ci]
-        thresholds = np.array([qualify, v, v + 1], np.int64)
         below = np.empty(3, np.int64)
         for u in range(52):
             if u == p[0] or u == p[1] or u == p[2] or u == p[3] or u == p[4]:
                 continue
-            _dealer_counts_below(u, p, thresholds, below, binom, prefix1, prefix2, sorted3,
-                                 sorted4, dense5)
-            no_qualify = below[0]
-            win = 0
-            tie = 0
-            if v >= qualify:  # a qualifying dealer below v loses, equal to v ties
-                win = below[1] - below[0]
-                tie = below[2] - below[1]
-            out[ci, u, 0] = no_qualify
-            out[ci, u, 1] = win
-            out[ci, u, 2] = tie
+            _dealer_counts_below(u, p, qualify, v, below, binom, prefix1, prefix2, sorted3,
+                                 sorted4, dense5, below_q3, below_q4)
+            out[ci, u, 0] = below[0]
+            # a qualifying dealer below v loses, equal to v ties (none when v is below qualifying)
+            out[ci, u, 1] = below[1] - below[0] if v >= qualify else 0
+            out[ci, u, 2] = below[2] - below[1] if v >= qualify else 0
     return out
 
 
@@ -337,8 +350,11 @@ def dealer_counts(qualify_value: int, reps: np.ndarray | None = None,
     if weights is None:
         weights = np.ones(len(reps), np.int64)
     values = np.searchsorted(class_values(), hands.rank_batch(reps)).astype(np.int64)
-    counts = _all_dealer_counts(reps, values, dense_value(qualify_value), _BINOM, t.prefix1,
-                                t.prefix2, t.sorted3, t.sorted4, t.dense5)
+    q = dense_value(qualify_value)
+    below_q3 = (t.sorted3 < q).sum(axis=1)
+    below_q4 = (t.sorted4 < q).sum(axis=1)
+    counts = _all_dealer_counts(reps, values, q, _BINOM, t.prefix1, t.prefix2, t.sorted3,
+                                t.sorted4, t.dense5, below_q3, below_q4)
     return DealerCounts(reps, np.asarray(weights, np.int64), values, counts)
 
 
