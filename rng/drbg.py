@@ -229,14 +229,13 @@ class HmacDrbg(_Drbg):
         if additional_input:
             self._update(additional_input)
         keyed = hmac.HMAC(self._key, hashes.SHA256())
-        v, pos = self._v, 0
-        while pos < len(out):
+        v, blocks = self._v, []
+        for _ in range(-(-len(out) // self.OUT_LEN)):  # V = HMAC(Key, V), output V, repeat
             block = keyed.copy()
             block.update(v)
             v = block.finalize()
-            take = min(self.OUT_LEN, len(out) - pos)
-            out[pos:pos + take] = v[:take]
-            pos += take
+            blocks.append(v)
+        out[:] = b"".join(blocks)[:len(out)]
         self._v = v
         self._update(additional_input)
 
