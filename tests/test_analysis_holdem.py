@@ -3,6 +3,7 @@ rule changes, and (slow) the full computation against the published analysis."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from itertools import combinations, permutations
@@ -14,6 +15,7 @@ import pytest
 from certify.analysis import holdem_bonus as hb
 from certify.analysis import holdem_kernel as kernel
 from certify.cards import parse_cards
+from certify.games.holdem_bonus import HoldemView, SimpleStrategy
 from certify.hands import Category, rank_hand
 from certify.spec import load_spec
 
@@ -22,14 +24,28 @@ SMALL_DECK = tuple(parse_cards("9h Th Jh Qh Kh Ah Ts Js Qs Ks As".split()))
 STRAIGHT = int(Category.STRAIGHT)
 
 
-def small_counts(deck=SMALL_DECK, win_pays=Fraction(1), ante_category=STRAIGHT):
+PAIR_RULE = hb.SpecStreetRule(int(Category.PAIR), int(Category.PAIR))
+
+
+def small_counts(deck=SMALL_DECK, win_pays=Fraction(1), ante_category=STRAIGHT, rule=PAIR_RULE):
     holes = list(combinations(deck, 2))
     return hb.compute_decision_counts(deck, holes, [1] * len(holes), [str(h) for h in holes],
-                                      ante_category, win_pays)
+                                      ante_category, win_pays, rule)
 
 
-def brute_force_counts(deck, hole, ante_category, win_pays=Fraction(1)):
-    """Every deal played out with the plain evaluator; decisions by summing over what is unseen."""
+def engine_rule(turn_at_least="pair", river_at_least="pair"):
+    """The engine's own strategy object (the readable reference for the spec strategy)."""
+    strategy = SimpleStrategy([], turn_at_least, river_at_least)
+
+    def bets(street, hole, board):
+        view = HoldemView(0, street, tuple(hole), tuple(board), Decimal(1), ("check", "bet"))
+        return strategy.decide(view) == "bet"
+    return bets
+
+
+def brute_force_counts(deck, hole, ante_category, win_pays=Fraction(1), rule=None):
+    """Every deal played out with the plain evaluator; the optimal decisions by summing over what is
+    unseen, or ``rule(street, hole, board) -> bet?`` when given."""
 
     @cache
     def value(cards: frozenset) -> int:
@@ -55,10 +71,16 @@ def brute_force_counts(deck, hole, ante_category, win_pays=Fraction(1)):
     counts = np.zeros((4, 4), dtype=np.int64)
     for flop in combinations(rest, 3):
         unseen = [c for c in rest if c not in flop]
-        turn_bet = sum(net(flop + (t, r)) for t, r in permutations(unseen, 2)) > 0
+        if rule:
+            turn_bet = rule("flop", hole, flop)
+        else:
+            turn_bet = sum(net(flop + (t, r)) for t, r in permutations(unseen, 2)) > 0
         for t in unseen:
             rivers = [c for c in unseen if c != t]
-            river_bet = sum(net(flop + (t, r)) for r in rivers) > 0
+            if rule:
+                river_bet = rule("turn", hole, flop + (t,))
+            else:
+                river_bet = sum(net(flop + (t, r)) for r in rivers) > 0
             for r in rivers:
                 w, ties, losses, strong = showdown(frozenset(flop + (t, r)))
                 pattern = 2 * turn_bet + river_bet
@@ -87,6 +109,28 @@ def test_kernel_matches_brute_force_on_a_small_deck(small):
         assert np.array_equal(small.counts[h], brute_force_counts(SMALL_DECK, hole, STRAIGHT)), hole
 
 
+def test_spec_strategy_counts_match_the_engine_strategy_played_out(small):
+    rule = engine_rule()
+    for h, hole in enumerate(small.holes):
+        assert np.array_equal(small.rule_counts[h], brute_force_counts(SMALL_DECK, hole, STRAIGHT, rule=rule)), hole
+    # a stricter rule (two pair on the turn, trips on the river) bets less
+    strict = small_counts(rule=hb.SpecStreetRule(int(Category.TWO_PAIR), int(Category.TRIPS)))
+    rule = engine_rule("two_pair", "trips")
+    for h in (3, 30, 52):
+        assert np.array_equal(strict.rule_counts[h], brute_force_counts(SMALL_DECK, strict.holes[h], STRAIGHT,
+                                                                        rule=rule))
+    assert strict.rule_counts[:, 1:].sum() < small.rule_counts[:, 1:].sum()
+
+
+def test_optimal_play_beats_the_spec_strategy(small):
+    r = rules()
+    spec = load_spec("texas_holdem_bonus_2x").strategy
+    optimal = hb.main_game_sheet(r, small)
+    simple = hb.main_game_sheet(r, small, "simple", spec_strategy=spec)
+    assert optimal.expected_return > simple.expected_return
+    assert [row.event for row in optimal.rows] == [row.event for row in simple.rows] == hb.event_names(r)
+
+
 def test_kernel_decisions_follow_the_win_odds():
     # Raises paying 3:2 make more turns and rivers worth betting; the kernel must agree with brute force.
     dc = small_counts(win_pays=Fraction(3, 2))
@@ -101,6 +145,7 @@ def test_counts_add_up_to_every_deal(small):
     per_hole = comb(n - 2, 3) * (n - 5) * (n - 6) * comb(n - 7, 2)
     assert small.deals_per_hole == per_hole
     assert (small.counts.sum(axis=(1, 2)) == per_hole).all()
+    assert (small.rule_counts.sum(axis=(1, 2)) == per_hole).all()
     assert hb.deals_per_hole(52) * comb(52, 2) == comb(52, 2) * comb(50, 2) * comb(48, 3) * 45 * 44
 
 

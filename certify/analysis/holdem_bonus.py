@@ -123,13 +123,32 @@ class HoldemRules:
         return ante + self.win_pays * raises, wagered
 
 
-# ---- the heavy part: showdown counts under the optimal Turn / River decisions -------------------
+# ---- the heavy part: showdown counts under the Turn / River decisions ---------------------------
+@dataclass(frozen=True)
+class SpecStreetRule:
+    """The spec strategy's Turn / River rule: bet with this category or better when a hole card plays."""
+
+    turn_category: int
+    river_category: int
+    straight_category: int = 4  # a straight or better always counts as "a hole card plays"
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> "SpecStreetRule":
+        from certify.hands import Category
+        from certify.spec import key_category
+
+        return cls(int(key_category(spec.strategy.turn_bet_at_least)),
+                   int(key_category(spec.strategy.river_bet_at_least)), int(Category.STRAIGHT))
+
+
 @dataclass(frozen=True)
 class DecisionCounts:
     """Per representative hole, the deals in each (bet pattern, showdown result) cell.
 
     ``counts[h, 2 * turn_bet + river_bet, result]`` with result WIN_STRONG / WIN_WEAK / TIE / LOSE
-    (``holdem_kernel``); ``deals_per_hole`` = flops * turns * rivers * dealer holes for one hole.
+    (``holdem_kernel``) under the optimal Turn / River decisions; ``rule_counts`` the same under the
+    spec strategy's rule (when one was given); ``deals_per_hole`` = flops x turns x rivers x dealer
+    holes for one player hole.
     """
 
     deck: tuple[int, ...]
@@ -139,6 +158,7 @@ class DecisionCounts:
     counts: np.ndarray
     deals_per_hole: int
     seconds: float
+    rule_counts: np.ndarray | None = None
 
 
 def deals_per_hole(deck_size: int) -> int:
@@ -147,33 +167,40 @@ def deals_per_hole(deck_size: int) -> int:
 
 
 def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]], weights: list[int],
-                            names: list[str], ante_category: int, win_pays: Fraction) -> DecisionCounts:
-    """Run both kernel passes over ``deck`` (card codes) for the given player holes (card codes)."""
+                            names: list[str], ante_category: int, win_pays: Fraction,
+                            rule: SpecStreetRule | None = None) -> DecisionCounts:
+    """Run the kernel passes over ``deck`` (card codes) for the given player holes (card codes):
+    the showdown counts once, then the optimal decisions and, if given, the spec rule's."""
     from certify.analysis import holdem_kernel as kernel
 
     if len(deck) < 9:
         raise ValueError(f"a Hold'em deal needs 9 cards, the deck has {len(deck)}")
     position = {card: i for i, card in enumerate(deck)}
     reps = np.array([[position[a], position[b]] for a, b in holes], dtype=np.int64)
+    deck_array = np.array(deck, dtype=np.int64)
     win_pays = Fraction(win_pays)
     start = time.perf_counter()
     boards = kernel.all_boards(len(deck))
-    codes = kernel.showdown_codes(np.array(deck, dtype=np.int64), reps, boards, int(ante_category),
+    codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category),
                                   max(1, min(256, len(boards) // 64)))
     del boards
-    counts = kernel.decision_counts(codes, reps, len(deck), win_pays.numerator, win_pays.denominator)
+    counts = kernel.optimal_counts(codes, reps, len(deck), win_pays.numerator, win_pays.denominator)
+    rule_counts = None
+    if rule is not None:
+        rule_counts = kernel.rule_counts(codes, reps, deck_array, rule.turn_category, rule.river_category,
+                                         rule.straight_category)
     del codes
     return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
                           names=tuple(names), counts=counts, deals_per_hole=deals_per_hole(len(deck)),
-                          seconds=time.perf_counter() - start)
+                          seconds=time.perf_counter() - start, rule_counts=rule_counts)
 
 
 @lru_cache(maxsize=4)
-def full_deck_counts(ante_category: int, win_pays: Fraction) -> DecisionCounts:
+def full_deck_counts(ante_category: int, win_pays: Fraction, rule: SpecStreetRule | None = None) -> DecisionCounts:
     """The 169 classes over the full deck (minutes of work; cached for the process)."""
     classes = hole_classes()
     return compute_decision_counts(FULL_DECK, [c.cards for c in classes], [c.weight for c in classes],
-                                   [c.name for c in classes], ante_category, win_pays)
+                                   [c.name for c in classes], ante_category, win_pays, rule)
 
 
 # ---- the main-game return table -----------------------------------------------------------------
@@ -194,55 +221,78 @@ def result_names(rules: HoldemRules) -> tuple[str, str, str, str]:
     return (f"win with {strong} or better", f"win below {strong}", "tie", "lose")
 
 
-def hole_decisions(rules: HoldemRules, dc: DecisionCounts) -> list[HoleDecision]:
-    """The preflop decision of every hole class: play iff EV(play) > -1 Ante."""
+def event_names(rules: HoldemRules) -> list[str]:
+    """The main game's outcome events, in return-table order: the simulation's chi-square cells."""
+    labels = result_names(rules)
+    return ["fold"] + [f"{BET_PATTERNS[p]}: {labels[r]}" for p in range(4) for r in range(4)]
+
+
+def hole_decisions(rules: HoldemRules, dc: DecisionCounts, counts: np.ndarray | None = None,
+                   preflop_fold: frozenset[str] | None = None) -> list[HoleDecision]:
+    """The preflop decision of every hole class: the optimal one (play iff EV(play) > -1 Ante)
+    unless a ``preflop_fold`` list is given. ``counts`` defaults to the optimal Turn/River counts."""
+    counts = dc.counts if counts is None else counts
     cells = [[rules.pays(p, r)[0] for r in range(4)] for p in range(4)]
     out = []
     for h, name in enumerate(dc.names):
-        c = dc.counts[h]
+        c = counts[h]
         total = sum(int(c[p, r]) * cells[p][r] for p in range(4) for r in range(4))
         ev = Fraction(total) / dc.deals_per_hole
+        play = ev > -1 if preflop_fold is None else name not in preflop_fold
         turn = int(c[2:].sum())
         river = int(c[1].sum() + c[3].sum())
-        out.append(HoleDecision(name, dc.weights[h], ev, ev > -1, Fraction(turn, dc.deals_per_hole),
+        out.append(HoleDecision(name, dc.weights[h], ev, play, Fraction(turn, dc.deals_per_hole),
                                 Fraction(river, dc.deals_per_hole)))
     return out
 
 
-def main_game_sheet(rules: HoldemRules, dc: DecisionCounts, name: str = "main game") -> WagerSheet:
-    decisions = hole_decisions(rules, dc)
-    labels = result_names(rules)
+def main_game_sheet(rules: HoldemRules, dc: DecisionCounts, name: str = "main game",
+                    spec_strategy: Any = None) -> WagerSheet:
+    """The main game's exact return table: optimal play, or the spec's ``strategy`` when given
+    (its preflop fold list and ``dc.rule_counts``)."""
+    if spec_strategy is None:
+        decisions = hole_decisions(rules, dc)
+        counts = dc.counts
+    else:
+        if dc.rule_counts is None:
+            raise ValueError("the spec strategy's counts were not computed (pass rule= to the counts)")
+        counts = dc.rule_counts
+        decisions = hole_decisions(rules, dc, counts, frozenset(spec_strategy.preflop_fold))
     folded = sum(d.weight for d in decisions if not d.play) * dc.deals_per_hole
     cells = np.zeros((4, 4), dtype=object)
     for h, d in enumerate(decisions):
         if d.play:
-            cells += dc.counts[h].astype(object) * d.weight
-    events = [("fold", Fraction(-1), folded, Fraction(1))]
+            cells += counts[h].astype(object) * d.weight
+    names = event_names(rules)
+    events = [(names[0], Fraction(-1), folded, Fraction(1))]
     for pattern in range(4):
         for result in range(4):
             pays, wagered = rules.pays(pattern, result)
-            events.append((f"{BET_PATTERNS[pattern]}: {labels[result]}", pays, int(cells[pattern, result]),
-                           wagered))
+            events.append((names[1 + 4 * pattern + result], pays, int(cells[pattern, result]), wagered))
     played = [d for d in decisions if d.play]
-    play_weight = sum(d.weight for d in played)
     total_weight = sum(d.weight for d in decisions)
+    play_rate = Fraction(sum(d.weight for d in played), total_weight)
     turn_rate = sum(d.turn_bet_rate * d.weight for d in played) / total_weight
     river_rate = sum(d.river_bet_rate * d.weight for d in played) / total_weight
-    folds = [d.name for d in decisions if not d.play]
-    strategy = (f"optimal (derived): make the Flop bet with {len(played)} of {len(decisions)} starting "
-                f"hands, fold {', '.join(folds) or 'none'}; Turn bet iff wins x {rules.win_pays} > "
-                "losses over the turn, river and dealer hole; River bet iff the same over the river "
-                "and dealer hole")
-    chart = [f"play {float(Fraction(play_weight, total_weight)):.6f} of deals; Turn bet on "
-             f"{float(turn_rate):.6f}, River bet on {float(river_rate):.6f} of all deals"]
+    folds = ", ".join(d.name for d in decisions if not d.play) or "none"
+    if spec_strategy is None:
+        strategy = (f"optimal (derived): make the Flop bet with {len(played)} of {len(decisions)} "
+                    f"starting hands (fold {folds}); Turn bet iff {rules.win_pays} x wins > losses over "
+                    "turn, river and dealer hole; River bet iff the same over river and dealer hole")
+    else:
+        strategy = (f"the spec's {spec_strategy.name} strategy: fold {folds}; Turn bet with "
+                    f"{spec_strategy.turn_bet_at_least} or better, River bet with "
+                    f"{spec_strategy.river_bet_at_least} or better, when a hole card plays")
+    chart = [f"Flop bet made on {float(play_rate):.6f} of deals; Turn bet on {float(turn_rate):.6f}, "
+             f"River bet on {float(river_rate):.6f} of all deals"]
     chart += preflop_grid(decisions)
     table = [{"hand": d.name, "combinations": d.weight, "ev_play": float(d.ev_play),
               "ev_play_exact": str(d.ev_play), "decision": "play" if d.play else "fold",
               "turn_bet_rate": float(d.turn_bet_rate), "river_bet_rate": float(d.river_bet_rate)}
              for d in decisions]
-    cycle_note = (f"cycle: player hole x dealer hole x flop (unordered) x turn x river = "
-                  f"{len(dc.weights) and sum(dc.weights)} x {dc.deals_per_hole:,} deals; "
-                  f"showdown counts computed in {dc.seconds:.0f} s")
+    cycle_note = (f"cycle: player hole x dealer hole x flop (unordered) x turn x river (ordered) = "
+                  f"{total_weight:,} holes x {dc.deals_per_hole:,} deals each; the showdown counts "
+                  f"took {dc.seconds:.0f} s")
     return WagerSheet.from_combinations(name, events, strategy=strategy, strategy_table=table,
                                         strategy_chart=chart, notes=(cycle_note,))
 
@@ -337,16 +387,23 @@ def bonus_sheet(spec: Any, folded_classes: frozenset[str] = frozenset()) -> Wage
 
 
 # ---- the PAR sheet ------------------------------------------------------------------------------
+SPEC_STRATEGY_WAGER = "main game (spec strategy)"
+
+
 def par_sheet(spec: Any) -> ParSheet:
+    """Main game with optimal play (first), main game as the spec's strategy plays it (what the
+    simulation is tallied against), and the Bonus side bet."""
     rules = HoldemRules.from_spec(spec)
-    dc = full_deck_counts(rules.ante_category, rules.win_pays)
+    dc = full_deck_counts(rules.ante_category, rules.win_pays, SpecStreetRule.from_spec(spec))
     main = main_game_sheet(rules, dc)
-    folded = frozenset(d.name for d in hole_decisions(rules, dc) if not d.play)
+    as_spec = main_game_sheet(rules, dc, SPEC_STRATEGY_WAGER, spec_strategy=spec.strategy)
+    folded = frozenset(spec.strategy.preflop_fold)  # the Bonus is forfeited as the spec strategy folds
     bonus = bonus_sheet(spec, folded)
+    optimal_folds = sorted(d.name for d in hole_decisions(rules, dc) if not d.play)
     frequencies = {
-        "outcome_categories": {row.event: str(row.probability) for row in main.rows},
-        "starting_hands_played": sorted(set(dc.names) - folded),
-        "starting_hands_folded": sorted(folded),
+        "optimal_preflop_folds": optimal_folds,
+        "optimal_play_rate": float(1 - main.rows[0].probability),
+        "spec_strategy_play_rate": float(1 - as_spec.rows[0].probability),
     }
-    return ParSheet(game=spec.title, spec=spec.name, family="holdem_bonus", wagers=(main, bonus),
+    return ParSheet(game=spec.title, spec=spec.name, family="holdem_bonus", wagers=(main, as_spec, bonus),
                     frequencies=frequencies)

@@ -8,12 +8,14 @@ Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game
    (all holes lower, minus the holes holding the player's first card, minus those holding the second).
    The result is one packed int32 per (player hole, board): wins | ties << 10 | strong << 20,
    where "strong" means the player's hand reaches the category that makes the Ante pay.
-2. ``decision_counts``: per player hole, walk every board the rest of the deck can make and derive
+2. ``optimal_counts``: per player hole, walk every board the rest of the deck can make and derive
    the optimal River decision (per 4-card board: bet iff wins > losses over river and dealer hole)
    and the optimal Turn decision (per flop: bet iff wins > losses over turn, river and dealer hole).
    Each bet adds one unit won or lost on the same showdown, so the two are independent. It returns,
    per hole, the number of deals (flop, then ordered turn and river, then dealer hole) in each
    (bets made, result) cell; the Flop multiple and the preflop decision are applied outside.
+   ``rule_counts`` does the same for the spec's simple strategy (bet with a category or better
+   when a hole card plays), which is what the simulation plays and is tallied against.
 
 Boards are indexed by their colex rank: the board {i0 < i1 < i2 < i3 < i4} (deck indices) has
 index C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5).
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from certify.hands import eval7_nb
+from certify.hands import eval5_nb, eval7_nb
 
 TIE_SHIFT = 10
 STRONG_SHIFT = 20
@@ -196,8 +198,9 @@ def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_n
 
 
 @njit(cache=True)
-def _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, counts):
-    """Add, per board, the deals of each (bets made, result) cell under the optimal decisions."""
+def _hole_counts(row, to_deck, binom, dealer_holes, river_bet4, turn_bet3, counts):
+    """Add, per board, the deals of each (bets made, result) cell under the given decisions:
+    ``river_bet4[rank of the 4-card board]`` and ``turn_bet3[rank of the flop]`` (0 or 1)."""
     m = to_deck.size
     idx = np.empty(5, dtype=np.int64)
     river_bet = np.empty(5, dtype=np.int64)  # river_bet[k]: bet on the 4 cards other than idx[k]
@@ -214,11 +217,11 @@ def _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, counts)
                         ties = (code >> TIE_SHIFT) & COUNT_MASK
                         strong = (code >> STRONG_SHIFT) & 1
                         losses = dealer_holes - wins - ties
-                        river_bet[0] = 1 if river_net[_rank4(i1, i2, i3, i4, binom)] > 0 else 0
-                        river_bet[1] = 1 if river_net[_rank4(i0, i2, i3, i4, binom)] > 0 else 0
-                        river_bet[2] = 1 if river_net[_rank4(i0, i1, i3, i4, binom)] > 0 else 0
-                        river_bet[3] = 1 if river_net[_rank4(i0, i1, i2, i4, binom)] > 0 else 0
-                        river_bet[4] = 1 if river_net[_rank4(i0, i1, i2, i3, binom)] > 0 else 0
+                        river_bet[0] = river_bet4[_rank4(i1, i2, i3, i4, binom)]
+                        river_bet[1] = river_bet4[_rank4(i0, i2, i3, i4, binom)]
+                        river_bet[2] = river_bet4[_rank4(i0, i1, i3, i4, binom)]
+                        river_bet[3] = river_bet4[_rank4(i0, i1, i2, i4, binom)]
+                        river_bet[4] = river_bet4[_rank4(i0, i1, i2, i3, binom)]
                         patterns[:] = 0
                         # The flop is the board minus positions p < q; turn/river are idx[p], idx[q]
                         # in either order. Turn p, river q: the river decision saw the board minus q.
@@ -235,7 +238,7 @@ def _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, counts)
                                         else:
                                             f2 = idx[s]
                                         k += 1
-                                turn = 2 if turn_net[_rank3(f0, f1, f2, binom)] > 0 else 0
+                                turn = 2 * turn_bet3[_rank3(f0, f1, f2, binom)]
                                 patterns[turn + river_bet[q]] += 1
                                 patterns[turn + river_bet[p]] += 1
                         for pat in range(N_PATTERNS):
@@ -249,39 +252,124 @@ def _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, counts)
                                 counts[pat, LOSE] += c * losses
 
 
-@njit(cache=True, parallel=True)
-def decision_counts(codes, reps, n, win_num, win_den):
-    """Per representative hole, deals in each (bet pattern, result) cell, and the decisions' tallies.
-
-    ``codes`` comes from ``showdown_codes`` over ``all_boards(n)``; winning raises pay
-    win_num / win_den to 1 (the decisions compare that times wins with losses). Returns ``counts`` of shape
-    (R, 4, 4): [hole, 2 * turn_bet + river_bet, WIN_STRONG/WIN_WEAK/TIE/LOSE], each cell a number of
-    (flop, turn, river, dealer hole) deals.
-    """
+@njit(cache=True)
+def _binomials(n):
     binom = np.zeros((n + 1, 6), dtype=np.int64)
     for a in range(n + 1):
         binom[a, 0] = 1
         for k in range(1, 6):
             if k <= a:
                 binom[a, k] = binom[a - 1, k - 1] + (binom[a - 1, k] if k <= a - 1 else 0)
+    return binom
+
+
+@njit(cache=True)
+def _rest_of_deck(reps, r, n):
+    """Deck indices without the hole of rep r, ascending: rep-space index -> deck index."""
+    a = min(reps[r, 0], reps[r, 1])
+    b = max(reps[r, 0], reps[r, 1])
+    to_deck = np.empty(n - 2, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if i != a and i != b:
+            to_deck[k] = i
+            k += 1
+    return to_deck
+
+
+@njit(cache=True, parallel=True)
+def optimal_counts(codes, reps, n, win_num, win_den):
+    """Per representative hole, deals in each (bet pattern, result) cell under the optimal decisions.
+
+    ``codes`` comes from ``showdown_codes`` over ``all_boards(n)``; winning raises pay
+    win_num / win_den to 1. River bet iff (win_num * wins - win_den * losses) summed over river and
+    dealer hole is > 0; Turn bet iff the same sum over turn, river and dealer hole is > 0.
+    Returns ``counts`` of shape (R, 4, 4): [hole, 2 * turn_bet + river_bet, WIN_STRONG / WIN_WEAK /
+    TIE / LOSE], each cell a number of (flop, turn, river, dealer hole) deals.
+    """
+    binom = _binomials(n)
     m = n - 2
     dealer_holes = (m - 5) * (m - 6) // 2
-    n_reps = reps.shape[0]
-    counts = np.zeros((n_reps, N_PATTERNS, N_RESULTS), dtype=np.int64)
-    for r in prange(n_reps):
-        a = min(reps[r, 0], reps[r, 1])
-        b = max(reps[r, 0], reps[r, 1])
-        to_deck = np.empty(m, dtype=np.int64)
-        k = 0
-        for i in range(n):
-            if i != a and i != b:
-                to_deck[k] = i
-                k += 1
+    counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
+    for r in prange(reps.shape[0]):
+        to_deck = _rest_of_deck(reps, r, n)
         river_net = np.zeros(binom[m, 4], dtype=np.int64)
         turn_net = np.zeros(binom[m, 3], dtype=np.int64)
         row = codes[r]
         _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net)
+        river_bet4 = (river_net > 0).astype(np.int64)
+        turn_bet3 = (turn_net > 0).astype(np.int64)
         local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
-        _hole_counts(row, to_deck, binom, dealer_holes, river_net, turn_net, local)
+        _hole_counts(row, to_deck, binom, dealer_holes, river_bet4, turn_bet3, local)
+        counts[r] = local
+    return counts
+
+
+@njit(cache=True)
+def hole_plays_rule(h0, h1, board, category, straight_category):
+    """The spec strategy's "a hole card plays": a pocket pair, a hole rank paired on the board, or
+    a straight or better (``certify.games.holdem_bonus.SimpleStrategy``)."""
+    r0 = h0 >> 2
+    r1 = h1 >> 2
+    if r0 == r1 or category >= straight_category:
+        return True
+    for c in board:
+        if (c >> 2) == r0 or (c >> 2) == r1:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _best_of_six(c0, c1, c2, c3, c4, c5):
+    best = eval5_nb(c1, c2, c3, c4, c5)
+    best = max(best, eval5_nb(c0, c2, c3, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c3, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c2, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c2, c3, c5))
+    return max(best, eval5_nb(c0, c1, c2, c3, c4))
+
+
+@njit(cache=True)
+def rule_decisions(deck, h0, h1, to_deck, binom, turn_category, river_category, straight_category):
+    """The spec strategy's Turn bet per flop and River bet per 4-card board (rep-space ranks)."""
+    m = to_deck.size
+    turn_bet3 = np.zeros(binom[m, 3], dtype=np.int64)
+    river_bet4 = np.zeros(binom[m, 4], dtype=np.int64)
+    board = np.empty(4, dtype=np.int64)
+    for i2 in range(2, m):
+        for i1 in range(1, i2):
+            for i0 in range(i1):
+                board[0], board[1], board[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
+                category = eval5_nb(h0, h1, board[0], board[1], board[2]) >> 20
+                if category >= turn_category and hole_plays_rule(h0, h1, board[:3], category,
+                                                                 straight_category):
+                    turn_bet3[_rank3(i0, i1, i2, binom)] = 1
+    for i3 in range(3, m):
+        for i2 in range(2, i3):
+            for i1 in range(1, i2):
+                for i0 in range(i1):
+                    board[0], board[1] = deck[to_deck[i0]], deck[to_deck[i1]]
+                    board[2], board[3] = deck[to_deck[i2]], deck[to_deck[i3]]
+                    category = _best_of_six(h0, h1, board[0], board[1], board[2], board[3]) >> 20
+                    if category >= river_category and hole_plays_rule(h0, h1, board, category,
+                                                                      straight_category):
+                        river_bet4[_rank4(i0, i1, i2, i3, binom)] = 1
+    return turn_bet3, river_bet4
+
+
+@njit(cache=True, parallel=True)
+def rule_counts(codes, reps, deck, turn_category, river_category, straight_category):
+    """As ``optimal_counts``, with the spec strategy's Turn / River decisions instead."""
+    n = deck.size
+    binom = _binomials(n)
+    m = n - 2
+    dealer_holes = (m - 5) * (m - 6) // 2
+    counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
+    for r in prange(reps.shape[0]):
+        to_deck = _rest_of_deck(reps, r, n)
+        turn_bet3, river_bet4 = rule_decisions(deck, deck[reps[r, 0]], deck[reps[r, 1]], to_deck, binom,
+                                               turn_category, river_category, straight_category)
+        local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
+        _hole_counts(codes[r], to_deck, binom, dealer_holes, river_bet4, turn_bet3, local)
         counts[r] = local
     return counts
