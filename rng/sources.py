@@ -439,7 +439,10 @@ class ClockSeededShuffle(DeckSource):
 
     def _reading(self) -> int:
         if self._values is not None:
-            return int(next(self._values)) & 0xFFFFFFFF
+            try:
+                return int(next(self._values)) & 0xFFFFFFFF
+            except StopIteration:
+                raise SourceExhaustedError(f"{self.name}: the given clock values are used up") from None
         return int(self._clock.integers(0, 2**32))
 
     def deal_batch(self, n_decks: int, k: int = 52, deck_size: int = 52) -> np.ndarray:

@@ -218,6 +218,8 @@ def test_clock_seeded_shuffle_is_python_random_with_32_bit_seeds():
     assert list(decks[0]) == expected
     assert (decks[0] == decks[1]).all() and (decks[0] == decks[2]).all()  # same clock, same deck
     assert not (decks[0] == decks[3]).all()
+    with pytest.raises(SourceExhaustedError, match="clock values are used up"):
+        ClockSeededShuffle(clock_values=[1]).deal_batch(2)
 
 
 @pytest.mark.slow
