@@ -168,9 +168,13 @@ def deals_per_hole(deck_size: int) -> int:
 
 def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]], weights: list[int],
                             names: list[str], ante_category: int, win_pays: Fraction,
-                            rule: SpecStreetRule | None = None) -> DecisionCounts:
+                            rule: SpecStreetRule | None = None,
+                            bet_when_indifferent: bool = False) -> DecisionCounts:
     """Run the kernel passes over ``deck`` (card codes) for the given player holes (card codes):
-    the showdown counts once, then the optimal decisions and, if given, the spec rule's."""
+    the showdown counts once, then the optimal decisions and, if given, the spec rule's.
+
+    A Turn or River bet whose expected value is exactly zero changes nothing but the variance and
+    the average wager: by default it is not made; ``bet_when_indifferent`` makes it."""
     from certify.analysis import holdem_kernel as kernel
 
     if len(deck) < 9:
@@ -184,7 +188,8 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
     codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category),
                                   max(1, min(256, len(boards) // 64)))
     del boards
-    counts = kernel.optimal_counts(codes, reps, len(deck), win_pays.numerator, win_pays.denominator)
+    counts = kernel.optimal_counts(codes, reps, len(deck), win_pays.numerator, win_pays.denominator,
+                                   0 if bet_when_indifferent else 1)
     rule_counts = None
     if rule is not None:
         rule_counts = kernel.rule_counts(codes, reps, deck_array, rule.turn_category, rule.river_category,
@@ -196,11 +201,13 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
 
 
 @lru_cache(maxsize=4)
-def full_deck_counts(ante_category: int, win_pays: Fraction, rule: SpecStreetRule | None = None) -> DecisionCounts:
+def full_deck_counts(ante_category: int, win_pays: Fraction, rule: SpecStreetRule | None = None,
+                     bet_when_indifferent: bool = False) -> DecisionCounts:
     """The 169 classes over the full deck (minutes of work; cached for the process)."""
     classes = hole_classes()
     return compute_decision_counts(FULL_DECK, [c.cards for c in classes], [c.weight for c in classes],
-                                   [c.name for c in classes], ante_category, win_pays, rule)
+                                   [c.name for c in classes], ante_category, win_pays, rule,
+                                   bet_when_indifferent)
 
 
 # ---- the main-game return table -----------------------------------------------------------------

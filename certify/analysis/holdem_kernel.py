@@ -278,12 +278,13 @@ def _rest_of_deck(reps, r, n):
 
 
 @njit(cache=True, parallel=True)
-def optimal_counts(codes, reps, n, win_num, win_den):
+def optimal_counts(codes, reps, n, win_num, win_den, min_net=1):
     """Per representative hole, deals in each (bet pattern, result) cell under the optimal decisions.
 
     ``codes`` comes from ``showdown_codes`` over ``all_boards(n)``; winning raises pay
     win_num / win_den to 1. River bet iff (win_num * wins - win_den * losses) summed over river and
-    dealer hole is > 0; Turn bet iff the same sum over turn, river and dealer hole is > 0.
+    dealer hole is >= min_net; Turn bet iff the same sum over turn, river and dealer hole is >= min_net.
+    min_net=1 bets only when it gains; min_net=0 also bets when indifferent (the same EV).
     Returns ``counts`` of shape (R, 4, 4): [hole, 2 * turn_bet + river_bet, WIN_STRONG / WIN_WEAK /
     TIE / LOSE], each cell a number of (flop, turn, river, dealer hole) deals.
     """
@@ -297,8 +298,8 @@ def optimal_counts(codes, reps, n, win_num, win_den):
         turn_net = np.zeros(binom[m, 3], dtype=np.int64)
         row = codes[r]
         _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net)
-        river_bet4 = (river_net > 0).astype(np.int64)
-        turn_bet3 = (turn_net > 0).astype(np.int64)
+        river_bet4 = (river_net >= min_net).astype(np.int64)
+        turn_bet3 = (turn_net >= min_net).astype(np.int64)
         local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
         _hole_counts(row, to_deck, binom, dealer_holes, river_bet4, turn_bet3, local)
         counts[r] = local
