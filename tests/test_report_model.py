@@ -219,7 +219,10 @@ def test_individual_failure_inside_a_passing_family_is_a_note():
 def test_seed_commitment_is_checked_and_computed():
     content = build_content(sample_input())
     seed = content["methodology"]["seeds"][0]
-    assert seed["commitment"] == seed_commitment(20261129) == seed_commitment("20261129")
+    from rng.streams import seed_commitment as rng_commitment
+
+    assert seed["commitment"] == seed_commitment(20261129) == rng_commitment(20261129)
+    assert seed["value"] == "20261129"
     data = sample_input()
     bad = dict(data.methodology, seeds=[{"purpose": "x", "value": 1, "commitment": "0" * 64}])
     with pytest.raises(ReportDataError, match=r"methodology.seeds\[0\]"):
@@ -242,10 +245,11 @@ def test_bad_input_names_the_field(mutate, field):
 
 
 def test_content_is_plain_json_and_stable():
-    a, b = build_content(sample_input()), build_content(sample_input())
+    data = sample_input()
+    a, b = build_content(data), build_content(data)
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     assert a["report_id"] == b["report_id"]
-    other = build_content(replace(sample_input(), issued_at=datetime(2026, 11, 30, tzinfo=timezone.utc)))
+    other = build_content(replace(data, issued_at=datetime(2026, 11, 30, tzinfo=timezone.utc)))
     assert other["report_id"] != a["report_id"]
 
 

@@ -218,11 +218,13 @@ def _key_figures(key: str, sec: dict | None) -> str:
             text += f"; family verdict ({sec['family']['name']}): {sec['family']['verdict']}"
         return text + "."
     if key == "par_sheet":
-        d = sec["data"]
-        parts = [f"house edge {_pct(d.get('house_edge'))}"]
+        d = sec["wagers"][0]
+        parts = [f"{d['name']}: house edge {_pct(d.get('house_edge'))}"]
         if isinstance(d.get("element_of_risk"), (int, float)):
             parts.append(f"element of risk {_pct(d['element_of_risk'])}")
-        parts.append("exact" if d.get("exact") else "simulated (with confidence interval)")
+        parts.append("exact" if d.get("exact") else "not exact (with confidence interval)")
+        if len(sec["wagers"]) > 1:
+            parts.append(f"{len(sec['wagers'])} wagers")
         return ", ".join(parts) + "."
     if key == "simulation":
         rtp = sec["rtp"]
@@ -295,9 +297,10 @@ def _methodology(c: dict) -> list:
             pairs.append((k.replace("_", " ").capitalize(), v if isinstance(v, str) else json.dumps(v, sort_keys=True)))
     out = [Paragraph("5. Methodology", S["h1"]), _kv_table(pairs, 170), Paragraph("Seeds", S["h2"])]
     if m["seeds"]:
-        out.append(P("Each random stream is derived from a master seed. The commitment is the SHA-256 of the "
-                     "seed (an integer seed as its decimal ASCII digits): a seed disclosed later can be checked "
-                     "against it, and the run reproduced from it.", "body"))
+        out.append(P("Each random stream is derived from a master seed (rng.streams: HKDF-SHA-256 per stream "
+                     "key). The commitment is rng.streams.seed_commitment(seed), a SHA-256 over a domain-separated "
+                     "encoding of the seed: a seed disclosed later can be checked against it, and the run "
+                     "reproduced from it.", "body"))
         rows = [_header_row("Purpose", "Seed", "Commitment SHA-256(seed)")]
         rows += [[P(s["purpose"]), P(s["value"] if s["value"] is not None else "(withheld)"),
                   Paragraph(_t(s["commitment"]), S["mono"])] for s in m["seeds"]]
@@ -354,20 +357,49 @@ def _par_sheet(c: dict) -> list:
     sec = c["sections"]["par_sheet"]
     if sec is None:
         return out + _not_run("The PAR sheet")
-    d = sec["data"]
-    pairs = [("Method", "exact enumeration" if d.get("exact") else "computation with confidence interval"),
-             ("House edge", _pct(d.get("house_edge"))),
-             ("Return to player", _pct(1 + d["house_edge"] * -1) if isinstance(d.get("house_edge"), (int, float)) else "-")]
-    for key, label in (("element_of_risk", "Element of risk"), ("average_wager", "Average total wager"),
-                       ("std_dev", "Standard deviation"), ("hit_frequency", "Hit frequency"),
-                       ("max_payout", "Maximum payout"), ("cycle", "Game cycle (combinations)"),
-                       ("strategy", "Strategy")):
-        if d.get(key) is not None:
-            value = d[key]
-            shown = _pct(value) if key in ("element_of_risk", "hit_frequency") else (
-                value if isinstance(value, str) else _fmt_num(value, 8) if not isinstance(value, (dict, list))
-                else json.dumps(value, sort_keys=True))
-            pairs.append((label, shown))
+    for i, wager in enumerate(sec["wagers"]):
+        if i:
+            out.append(CondPageBreak(250))
+        out += _par_wager(wager, i + 1)
+    if sec["extra"]:
+        out += [Paragraph("Further figures", S["h2"]),
+                _kv_table([(k.replace("_", " ").capitalize(), Paragraph(_t(_compact(v)), S["wrap"]))
+                           for k, v in sec["extra"].items()], 150)]
+    return out
+
+
+_PAR_FIGURES = (("house_edge", "House edge", "pct"), ("rtp", "Return to player", "pct"),
+                ("element_of_risk", "Element of risk", "pct"), ("average_wager", "Average total wager", "num"),
+                ("std_dev", "Standard deviation", "num"), ("hit_frequency", "Hit frequency", "pct"),
+                ("maximum_payout", "Maximum payout", "num"), ("max_payout", "Maximum payout", "num"),
+                ("cycle", "Game cycle (combinations)", "num"), ("samples", "Rounds behind the figures", "num"),
+                ("house_edge_std_error", "House edge standard error", "pct"),
+                ("house_edge_ci95", "House edge 95% interval", "interval"),
+                ("meter", "Meter", "num"), ("breakeven_meter", "Break-even meter", "num"),
+                ("strategy", "Strategy", "text"))
+
+
+def _par_figure(value: Any, kind: str) -> str:
+    if kind == "pct":
+        return _pct(value, 5) if isinstance(value, (int, float)) else str(value)
+    if kind == "interval" and isinstance(value, list) and len(value) == 2:
+        return f"[{_pct(value[0], 5)}, {_pct(value[1], 5)}]"
+    if kind == "num":
+        return _fmt_num(value, 8)
+    return _compact(value)
+
+
+def _par_wager(d: dict, number: int) -> list:
+    out: list = [Paragraph(f"8.{number} {d['name']}", S["h2"])]
+    pairs = [("Method", "exact enumeration" if d.get("exact") else
+              "computation with confidence interval (not exact)")]
+    if "rtp" not in d and isinstance(d.get("house_edge"), (int, float)):
+        pairs.append(("Return to player", _pct(1 - d["house_edge"], 5)))
+    shown = set()
+    for key, label, kind in _PAR_FIGURES:
+        if d.get(key) not in (None, "", []) and label not in shown:
+            shown.add(label)
+            pairs.append((label, _par_figure(d[key], kind)))
     out.append(_kv_table(pairs, 150))
     table = d["return_table"]
     exact = any("combinations" in r for r in table)
@@ -377,21 +409,49 @@ def _par_sheet(c: dict) -> list:
         row = [P(r["event"]), P(_fmt_num(r.get("pays")))]
         if exact:
             row.append(P(_fmt_num(r.get("combinations"))))
-        row += [P(f"{r['probability']:.8f}"), P(f"{r.get('return', 0):.8f}" if isinstance(r.get("return"), (int, float)) else "-")]
+        ret = r.get("return")
+        row += [P(f"{r['probability']:.10f}"), P(f"{ret:+.10f}" if isinstance(ret, (int, float)) else "-")]
         rows.append(row)
     total_p = sum(r["probability"] for r in table)
     total_r = sum(r["return"] for r in table if isinstance(r.get("return"), (int, float)))
-    rows.append([P("Total", "cellb"), P("")] + ([P(_fmt_num(sum(int(r.get("combinations") or 0) for r in table)))]
-                                             if exact else []) + [P(f"{total_p:.8f}"), P(f"{total_r:.8f}")])
-    widths = ([BODY_W - 325, 45, 100, 90, 90] if exact else [BODY_W - 225, 45, 90, 90])
-    out += [Paragraph("Return table", S["h2"]), _table(rows, widths)]
-    skip = {"house_edge", "element_of_risk", "average_wager", "std_dev", "hit_frequency", "max_payout", "cycle",
-            "strategy", "return_table", "exact"}
-    others = [(k.replace("_", " ").capitalize(), v) for k, v in d.items() if k not in skip]
-    if others:
-        out.append(Paragraph("Further figures", S["h2"]))
-        out.append(_kv_table([(k, Paragraph(_t(_compact(v)), S["wrap"])) for k, v in others], 150))
+    total = [P("Total", "cellb"), P("")]
+    if exact:
+        total.append(P(_fmt_num(sum(int(r.get("combinations") or 0) for r in table))))
+    rows.append(total + [P(f"{total_p:.10f}"), P(f"{total_r:+.10f}")])
+    widths = [BODY_W - 335, 45, 100, 95, 95] if exact else [BODY_W - 235, 45, 95, 95]
+    out += [Spacer(1, 4), _table(rows, widths)]
+    if d.get("strategy_table"):
+        out += [Paragraph("Strategy table", S["h2"]), _records_table(d["strategy_table"])]
+    if d.get("rtp_bands"):
+        out += [Paragraph("RTP confidence bands", S["h2"]),
+                P("The range the observed RTP falls in with the given probability after the given number of "
+                  "rounds.", "small"), _records_table(d["rtp_bands"])]
+    for note in d.get("notes") or []:
+        out.append(P(note, "small"))
     return out
+
+
+def _records_table(records: Any) -> Any:
+    """A list of flat dicts as a table (long lists are cut with a note); anything else as text."""
+    if not (isinstance(records, list) and records and all(isinstance(r, dict) for r in records)):
+        return Paragraph(_t(_compact(records)), S["wrap"])
+    keys = list(dict.fromkeys(k for r in records for k in r))[:8]
+    rows = [_header_row(*[k.replace("_", " ") for k in keys])]
+    limit = 60
+    for r in records[:limit]:
+        rows.append([Paragraph(_t(_cell_text(r.get(k))), S["wrap"]) for k in keys])
+    table = _table(rows, [BODY_W / len(keys)] * len(keys))
+    if len(records) > limit:
+        return KeepTogether([table, P(f"... {len(records) - limit} more rows in the JSON report.", "small")])
+    return table
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return _fmt_num(value, 8)
+    if isinstance(value, (dict, list)):
+        return _compact(value, 200)
+    return "-" if value is None else str(value)
 
 
 def _compact(value: Any, limit: int = 1500) -> str:
@@ -422,7 +482,10 @@ def _simulation(c: dict) -> list:
                      P(f"{100 * e / total_e:.5f}%"), P(f"{zi:+.2f}")])
     out.append(_table(rows, [BODY_W - 320, 70, 70, 60, 60, 60]))
     if sec["tests"]:
-        out += [Paragraph("Further verification tests", S["h2"]), _table(_test_rows(sec["tests"]), _TEST_WIDTHS)]
+        out += [Paragraph("Verification tests", S["h2"]), _table(_test_rows(sec["tests"]), _TEST_WIDTHS)]
+    if sec["family"]:
+        out.append(KeepTogether([Paragraph("Verdict after multiple testing", S["h2"]),
+                                 _table(_test_rows([sec["family"]]), _TEST_WIDTHS)]))
     if sec["extra"]:
         out.append(Paragraph("Run details", S["h2"]))
         out.append(_kv_table([(k.replace("_", " ").capitalize(), Paragraph(_t(_compact(v)), S["wrap"]))

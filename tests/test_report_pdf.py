@@ -1,0 +1,154 @@
+"""The rendered report: deterministic bytes, page numbering, "not run" sections, fail-closed writing."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from certify import signing
+from certify.report import build_content, render, write_report
+from certify.report import charts as report_charts
+from certify.report.identify import PROJECT_ROOT, software_inventory, source_files
+from test_report_model import sample_input
+
+
+def page_texts(pdf: bytes) -> list[str]:
+    """The text drawn on each page (decoded content streams; our fonts write plain literals)."""
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    reader = PdfFileReader(io.BytesIO(pdf))
+    texts = []
+    for i in range(int(reader.root["/Pages"]["/Count"])):
+        page = reader.find_page_for_modification(i)[0].get_object()
+        contents = page["/Contents"]
+        streams = contents if isinstance(contents, list) else [contents]
+        raw = b"".join(s.get_object().data for s in streams)
+        texts.append(" ".join(m.decode("latin-1") for m in re.findall(rb"\(((?:[^()\\]|\\.)*)\)\s*Tj", raw)))
+    return texts
+
+
+@pytest.fixture(scope="module")
+def sample_pdf() -> bytes:
+    return render(build_content(sample_input()))[0]
+
+
+def test_same_input_gives_identical_bytes():
+    data = sample_input()  # built once: the software inventory hashes a tree others may be editing
+    a = render(build_content(data))
+    b = render(build_content(data))
+    assert a[0] == b[0] and a[1] == b[1]
+    later = render(build_content(replace(data, issued_at=datetime(2027, 1, 1, tzinfo=timezone.utc))))
+    assert later[0] != a[0] and later[1] != a[1]
+    assert b"D:20261129120000+00'00'" in a[0]  # the pinned time stamp is the creation date
+
+
+def test_every_page_says_page_x_of_n(sample_pdf):
+    texts = page_texts(sample_pdf)
+    n = len(texts)
+    assert n >= 8
+    for i, text in enumerate(texts, 1):
+        assert f"Page {i} of {n}" in text
+
+
+def test_certificate_page_carries_identity_standards_and_verdict(sample_pdf):
+    first = page_texts(sample_pdf)[0]
+    content = build_content(sample_input())
+    for needle in (content["report_id"], "Five Card Mulligan Poker", content["product"]["paytable_sha256"],
+                   "rng 0.1.0", "NIST SP 800-22 Rev. 1a", "VERDICT: PASS", "UNSIGNED"):
+        assert needle in first, needle
+
+
+def test_development_key_is_stated_on_the_certificate_page(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    key = signing.load_signing_key()
+    pdf = render(build_content(sample_input(signer=key.info())))[0]
+    texts = page_texts(pdf)
+    assert "DEVELOPMENT key, NOT FOR SUBMISSION" in texts[0]
+    assert all("DEVELOPMENT KEY" in t for t in texts)
+
+
+@pytest.mark.parametrize("missing", ["rng", "simulation", "procedures"])
+def test_sections_not_run_are_stated_not_omitted(missing):
+    pdf = render(build_content(sample_input(omit=(missing,))))[0]
+    text = " ".join(page_texts(pdf))
+    assert "NOT RUN" in text and "VERDICT: INCOMPLETE" in text
+
+
+def test_json_carries_the_same_content():
+    content = build_content(sample_input(fail_rng="Runs"))
+    _, js = render(content)
+    data = json.loads(js)
+    assert data == json.loads(json.dumps(content))
+    assert data["verdict"] == "FAIL" and data["schema"] == "certify-report/1"
+    names = [t["name"] for t in data["sections"]["rng"]["tests"]]
+    assert "NonOverlappingTemplate" in names
+    assert len(data["sections"]["rng"]["tests"][names.index("NonOverlappingTemplate")]["pvalues"]) == 148
+
+
+def test_software_inventory_hashes_every_source_file(tmp_path):
+    rows = software_inventory()
+    paths = {r["path"] for r in rows}
+    for f in source_files():
+        rel = f.relative_to(PROJECT_ROOT).as_posix()
+        assert rel in paths
+    assert "certify/signing.py" in paths and "rng/__init__.py" in paths
+    assert not any("__pycache__" in p for p in paths)
+    row = next(r for r in rows if r["path"] == "certify/report/model.py")
+    assert row["sha256"] == hashlib.sha256((PROJECT_ROOT / row["path"]).read_bytes()).hexdigest()
+    spec = tmp_path / "game.yaml"
+    spec.write_text("name: x\n")
+    extra = software_inventory(spec_path=spec, fixture_paths=[spec])
+    assert [r["role"] for r in extra[-2:]] == ["spec", "fixture"]
+
+
+def test_write_report_signs_both_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    key = signing.load_signing_key()
+    paths = write_report(sample_input(), tmp_path / "out", "five_card_mulligan-1.0", key)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "five_card_mulligan-1.0.json", "five_card_mulligan-1.0.json.p7s", "five_card_mulligan-1.0.pdf"]
+    roots = signing.default_roots()
+    assert signing.verify_file(paths["pdf"], roots).ok
+    assert signing.verify_file(paths["json"], roots).ok
+    assert json.loads(paths["json"].read_bytes())["signer"]["development"] is True
+
+
+def test_an_exception_mid_render_leaves_no_file(tmp_path, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("disk full while drawing the chart")
+
+    monkeypatch.setattr(report_charts, "outcome_chart", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        write_report(sample_input(), tmp_path / "out", "r")
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_failure_while_writing_leaves_no_file(tmp_path, monkeypatch):
+    real_replace = os.replace
+    calls = []
+
+    def replace_then_fail(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace_then_fail)
+    with pytest.raises(OSError):
+        write_report(sample_input(), tmp_path, "r")
+    assert len(calls) == 2 and list(tmp_path.iterdir()) == []
+
+
+def test_bad_input_writes_nothing(tmp_path):
+    data = sample_input()
+    with pytest.raises(ValueError):
+        write_report(replace(data, simulation=dict(data.simulation, rounds=0)), tmp_path, "r")
+    assert list(tmp_path.iterdir()) == []
