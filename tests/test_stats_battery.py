@@ -1,0 +1,87 @@
+"""The batteries as one call: plain data, the family verdict, profiles and the second level."""
+
+import json
+
+import numpy as np
+import pytest
+
+from certify.stats import battery
+from certify.stats.sp800_22 import TEST_NAMES
+from rng import sources, streams
+
+
+@pytest.fixture(scope="module")
+def drbg_quick():
+    # the `quick` profile at its default sizes, fixed seed: the certified DRBG must pass
+    return battery.run_battery(streams.stream(2026, 10), "quick")
+
+
+def test_certified_drbg_passes_the_quick_profile(drbg_quick):
+    assert drbg_quick["passed"] and drbg_quick["failing"] == []
+    assert list(drbg_quick["sp800_22"]) == list(TEST_NAMES)
+    assert set(drbg_quick["cards"]) == {name for name, _ in battery.CARD_TESTS} | {"Permutations4", "Permutations5"}
+    json.dumps(drbg_quick, allow_nan=False)  # plain data
+
+
+def test_every_applicable_test_is_a_family_member(drbg_quick):
+    members = {m["name"] for m in drbg_quick["family"]["members"]}
+    for name, entry in drbg_quick["sp800_22"].items():
+        assert (f"SP800-22/{name}" in members) == (entry["member_pvalue"] is not None)
+    assert {f"cards/{n}" for n in drbg_quick["cards"]} <= members
+
+
+def test_summary_rows_cover_every_test(drbg_quick):
+    rows = battery.summary_rows(drbg_quick)
+    assert len(rows) == len(drbg_quick["sp800_22"]) + len(drbg_quick["cards"])
+    assert {r["verdict"] for r in rows} <= {"pass", "n/a"}
+
+
+@pytest.mark.parametrize("make,expected", [
+    (lambda: sources.StuckBit(streams.stream(5, 0), bit=7, value=0), "SP800-22/Frequency"),
+    (lambda: sources.WeakLcg(9), "cards/RepeatedDeals"),
+    (lambda: sources.Randu(77), "SP800-22/FFT"),
+])
+def test_bad_generators_fail_the_family_and_are_named(make, expected):
+    result = battery.run_battery(make(), "quick", bits=200_000, decks=20_000, small_decks=20_000)
+    assert not result["passed"] and expected in result["failing"]
+    message = battery.failure_message(result)
+    assert expected in message and "adjusted p" in message
+
+
+def test_deck_source_skips_the_bit_battery():
+    result = battery.run_battery(sources.NaiveShuffle(streams.stream(6, 0)), "quick", decks=20_000, small_decks=20_000)
+    assert result["sp800_22"] == {} and "gives no bits" in result["sp800_22_skipped"]
+    assert not result["passed"] and "cards/CardPosition" in result["failing"]
+
+
+def test_second_level_over_many_sequences_reports_nist_uniformity():
+    # 60 short sequences: enough for the 4.2.2 uniformity test (>= 55); the long tests are not applicable
+    out = battery.sp800_22_battery(streams.stream(8, 0), 20_000, 60)
+    frequency = out["Frequency"]
+    assert len(frequency["pvalues"]) == 60 and frequency["applicable_sequences"] == 60
+    level = frequency["second_level"][0]
+    assert level["m"] == 60 and level["uniformity_pvalue"] is not None and level["nist_ok"]
+    assert sum(level["histogram"]) == 60
+    assert frequency["components"] == 3  # m x min p, binomial tail, uniformity
+    assert out["Universal"]["member_pvalue"] is None  # not applicable to 20,000 bits
+
+
+def test_profiles_and_overrides():
+    assert battery.resolve_profile("lab").sequences == 100
+    assert battery.resolve_profile("quick", decks=5).decks == 5
+    with pytest.raises(ValueError, match="unknown profile 'x'"):
+        battery.resolve_profile("x")
+    with pytest.raises(ValueError, match="multiple of 8"):
+        battery.resolve_profile("quick", bits=1001)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        battery.resolve_profile("quick", decks=-1)
+
+
+def test_json_is_written_atomically(tmp_path):
+    target = tmp_path / "out.json"
+    battery.write_json_atomic(target, {"x": float("inf"), "y": np.int64(3)})
+    assert json.loads(target.read_text()) == {"x": "inf", "y": 3}
+    with pytest.raises(TypeError):
+        battery.write_json_atomic(target, {"bad": object()})
+    assert json.loads(target.read_text()) == {"x": "inf", "y": 3}  # the old file survives
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temporary left behind
