@@ -241,6 +241,12 @@ class WagerSheet:
             return None
         return (self.meter or 0) - self.expected_return / slope
 
+    def return_by_meter(self, multiples: tuple[int, ...] = (1, 2, 5, 10, 20, 50)) -> list[tuple[Number, Number]]:
+        """(meter, expected return per wager) at multiples of the sheet's meter, and at breakeven."""
+        base = self.meter or 1
+        meters = sorted({base * k for k in multiples} | {self.breakeven_meter()})
+        return [(m, self.at_meter(m).expected_return) for m in meters]
+
     # ---- output ----------------------------------------------------------------------------
     def outcome_categories(self) -> list[tuple[str, Number]]:
         """(event, probability) pairs, in return-table order: the cells a simulation tallies."""
@@ -274,6 +280,7 @@ class WagerSheet:
         if self.is_progressive:
             d["meter"] = _float(self.meter)
             d["breakeven_meter"] = _float(self.breakeven_meter())
+            d["return_by_meter"] = [{"meter": float(m), "return": float(r)} for m, r in self.return_by_meter()]
         if self.notes:
             d["notes"] = list(self.notes)
         return d
@@ -322,14 +329,17 @@ def _pct(x: Number) -> str:
 def format_wager(w: WagerSheet) -> str:
     lines = [f"== {w.name} ({'exact' if w.exact else 'simulated'}) =="]
     count_head = "combinations" if w.exact else "weight"
-    lines.append(f"{'event':<40} {'pays':>10} {count_head:>22} {'probability':>14} {'return':>12}")
+    lines.append(f"{'event':<34} {'pays':>16} {count_head:>22} {'probability':>14} {'return':>12}")
     for r in w.rows:
         count = f"{r.combinations:,}" if w.exact else ("" if r.weight is None else f"{r.weight:,.0f}")
-        pays = f"{float(r.pays):g}" + (f"+{float(r.meter_share):g}M" if r.meter_share else "")
-        lines.append(f"{r.event:<40} {pays:>10} {count:>22} {float(r.probability):>14.10f} "
+        pays = f"{float(r.pays):g}"
+        if r.meter_share:  # M is the meter: show the rule, then its value at this sheet's meter
+            fixed = r.pays - r.meter_share * (w.meter or 0)
+            pays = f"{float(r.meter_share):g}M{float(fixed):+g} = {pays}"
+        lines.append(f"{r.event:<34} {pays:>16} {count:>22} {float(r.probability):>14.10f} "
                      f"{float(r.return_):>12.8f}")
     total = f"{w.cycle:,}" if w.exact else (f"{w.samples:,} rounds" if w.samples else "")
-    lines.append(f"{'total':<40} {'':>10} {total:>22} {1.0:>14.10f} {float(w.expected_return):>12.8f}")
+    lines.append(f"{'total':<34} {'':>16} {total:>22} {1.0:>14.10f} {float(w.expected_return):>12.8f}")
     lines.append(f"house edge {_pct(w.house_edge)}   element of risk {_pct(w.element_of_risk)}   "
                  f"average wager {float(w.average_wager):.6f}")
     lines.append(f"std dev {w.std_dev:.6f}   hit frequency {_pct(w.hit_frequency)}   "
@@ -339,12 +349,17 @@ def format_wager(w: WagerSheet) -> str:
         lines.append(f"house edge 95% CI [{_pct(interval[0])}, {_pct(interval[1])}]")
     if w.is_progressive:
         lines.append(f"meter {float(w.meter or 0):,.2f}   breakeven meter {float(w.breakeven_meter()):,.2f}")
+        lines.append("return by meter: " + "  ".join(f"{float(m):,.0f}: {float(r):+.4f}"
+                                                     for m, r in w.return_by_meter()))
     if w.strategy:
         lines.append(f"strategy: {w.strategy}")
     lines.extend(w.strategy_chart)
-    lines.append("RTP 95% band: " + "  ".join(
-        f"10^{int(math.log10(n))}: [{lo:.5f}, {hi:.5f}]"
-        for n in (10**3, 10**5, 10**7, 10**9) for lo, hi in [w.rtp_band(n, 0.95)]))
+    lines.append(f"RTP {float(w.rtp):.6f}; the observed RTP of N rounds falls in these bands with "
+                 "probability 90% / 95% / 99%:")
+    for n in BAND_ROUNDS:
+        bands = "  ".join(f"[{lo:.6f}, {hi:.6f}]" for level in CONFIDENCE_LEVELS
+                          for lo, hi in [w.rtp_band(n, level)])
+        lines.append(f"  N = 10^{round(math.log10(n))}: {bands}")
     for note in w.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

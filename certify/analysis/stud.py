@@ -483,9 +483,9 @@ def progressive_sheet(rules: StudRules) -> WagerSheet | None:
                             probability=Fraction(comb(52, 5) - paid, comb(52, 5))))
     return WagerSheet(name="progressive", rows=tuple(events), exact=True, meter=meter,
                       strategy="none (paid on the player's five cards)",
-                      notes=(f"figures at the reset meter {meter}; amounts in units of the "
-                             f"{wager} wager; several royals in one round share the award "
-                             "(not modelled: one player)",))
+                      notes=(f"figures at the reset meter {prog.meter_reset}; pays in units of the "
+                             f"{prog.wager} wager, M = the meter; several royals in one round share "
+                             "the award (not modelled: one player)",))
 
 
 SPEC_STRATEGY_WAGER = "main game (spec strategy)"
