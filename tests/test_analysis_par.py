@@ -101,3 +101,32 @@ def test_simulated_sheet_carries_its_confidence_interval():
     assert hi - lo == pytest.approx(2 * 1.959964 * w.std_dev / 1000, rel=1e-5)
     d = w.to_dict()
     assert d["exact"] is False and "cycle" not in d and d["house_edge_ci95"]
+
+
+def test_progressive_return_by_meter_passes_through_breakeven():
+    w = WagerSheet(name="progressive", exact=True, meter=Fraction(100), rows=(
+        ReturnRow("royal", Fraction(99), Fraction(1, 1000), combinations=1, meter_share=Fraction(1)),
+        ReturnRow("nothing", Fraction(-1), Fraction(999, 1000), combinations=999)))
+    by_meter = dict(w.return_by_meter())
+    assert by_meter[w.breakeven_meter()] == 0
+    assert by_meter[Fraction(100)] == w.expected_return
+    assert list(by_meter) == sorted(by_meter)
+
+
+def test_analyze_command_writes_json_whole(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import certify.analysis
+    from certify.cli import cli
+
+    toy = ParSheet(game="Toy", spec="caribbean_stud", family="stud", wagers=(fold_or_raise_sheet(),))
+    monkeypatch.setattr(certify.analysis, "par_sheet", lambda spec: toy)
+    out = tmp_path / "par.json"
+    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "house edge" in result.output
+    assert json.loads(out.read_text())["wagers"][0]["cycle"] == 20
+    assert [p.name for p in tmp_path.iterdir()] == ["par.json"]  # no temporary file left behind
+    missing = tmp_path / "no such folder" / "par.json"
+    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--json", str(missing)])
+    assert result.exit_code == 2 and "cannot write" in result.output and not missing.exists()
