@@ -115,10 +115,14 @@ def frequency_sets(spec: Any) -> dict[str, Any]:
     sets: dict[str, Any] = {
         "five_card_categories": {hands.CATEGORY_NAMES[c]: n for c, n in five_card_category_counts().items()},
     }
+    if getattr(spec, "family", None) == "holdem_bonus":  # hands are the best five of seven
+        sets["seven_card_categories"] = {hands.CATEGORY_NAMES[c]: n
+                                         for c, n in seven_card_category_counts().items()}
     dealer = getattr(spec, "dealer", None)
-    threshold = getattr(dealer, "qualifies", None) or getattr(dealer, "stands_on", None)
-    if threshold is not None:
-        p = dealer_qualification_probability(threshold)
-        sets["dealer_qualifies"] = {"hands": hands_meeting(threshold), "of": FIVE_CARD_HANDS,
-                                    "probability": float(p), "probability_exact": str(p)}
+    for key, field in (("dealer_qualifies", "qualifies"), ("dealer_stands", "stands_on")):
+        threshold = getattr(dealer, field, None)
+        if threshold is not None:  # on the dealer's first five cards
+            p = dealer_qualification_probability(threshold)
+            sets[key] = {"hands": hands_meeting(threshold), "of": FIVE_CARD_HANDS,
+                         "probability": float(p), "probability_exact": str(p)}
     return sets
