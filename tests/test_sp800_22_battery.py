@@ -13,6 +13,7 @@ import pytest
 from certify.stats import sp800_22 as nist
 from certify.stats.sp800_22.basic import cusum_pvalue
 from certify.stats.sp800_22.serial import pattern_counts
+from rng.sources import Randu, StuckBit, WeakLcg
 
 N = 1_000_000
 MULTI = {"CumulativeSums": 2, "NonOverlappingTemplate": 148, "RandomExcursions": 8,
@@ -78,42 +79,39 @@ def lfsr31(seed=1):
     return out
 
 
-def short_period_lcg(seed=1):
-    """x = (25173 x + 13849) mod 2^16, top byte of each state: the byte stream repeats every 2^16."""
-    x = seed & 0xFFFF
-    out = np.empty(N // 8, dtype=np.uint8)
-    for i in range(out.size):
-        x = (25173 * x + 13849) & 0xFFFF
-        out[i] = x >> 8
-    return np.unpackbits(out)
+def randu(seed=1):
+    """rng.sources.Randu: x' = 65539 x mod 2^31, 31 bits an output."""
+    return Randu(seed).random_bits(N)
 
 
-def randu_low_bytes(seed=1):
-    """RANDU (x = 65539 x mod 2^31), low byte of each output: its low bits have tiny periods."""
-    x = (seed | 1) & 0x7FFFFFFF
-    out = np.empty(N // 8, dtype=np.uint8)
-    for i in range(out.size):
-        x = (65539 * x) & 0x7FFFFFFF
-        out[i] = x & 0xFF
-    return np.unpackbits(out)
+def weak_lcg(seed=1):
+    """rng.sources.WeakLcg: 16-bit LCG, period 65,536 outputs (bit k has period 2^(k+1))."""
+    return WeakLcg(seed).random_bits(N)
 
 
-# Which known-bad source each test must catch (several catch more; see the bench output).
+def stuck_bit(seed=1):
+    """rng.sources.StuckBit: our CTR_DRBG with bit 0 of every 32-bit word forced to 1."""
+    from rng.drbg import CtrDrbg
+    return StuckBit(CtrDrbg(seed.to_bytes(32, "big"), bytes(16))).random_bits(N)
+
+
+# Which known-bad source each test must catch (most are caught by several tests; the bench and
+# test_controls_that_only_the_targeted_test_sees show the ones only the targeted test sees).
 CONTROLS = {
-    "Frequency": biased,
+    "Frequency": stuck_bit,
     "BlockFrequency": drifting,          # Frequency passes it: only the block view sees it
     "CumulativeSums": biased,
     "Runs": sticky,
     "LongestRun": sticky,
-    "Rank": lfsr31,                      # every 32x32 window matrix has rank <= 31
-    "FFT": short_period_lcg,
+    "Rank": weak_lcg,                    # short-period LCG
+    "FFT": randu,
     "NonOverlappingTemplate": planted_template,
-    "OverlappingTemplate": sticky,
-    "Universal": sticky,
-    "ApproximateEntropy": sticky,
+    "OverlappingTemplate": randu,
+    "Universal": weak_lcg,
+    "ApproximateEntropy": randu,
     "RandomExcursions": manchester,      # Frequency and CumulativeSums pass it
-    "RandomExcursionsVariant": randu_low_bytes,
-    "Serial": short_period_lcg,
+    "RandomExcursionsVariant": manchester,
+    "Serial": stuck_bit,
     "LinearComplexity": lfsr31,          # L = 31 in every 500-bit block
 }
 
@@ -164,6 +162,11 @@ def test_controls_that_only_the_targeted_test_sees():
     m = manchester()
     assert nist.frequency(m).passed and nist.cumulative_sums(m).passed
     assert not nist.random_excursions(m).passed and not nist.random_excursions_variant(m).passed
+    r = randu()  # balanced: the bit-count tests pass RANDU, the pattern tests do not
+    assert nist.frequency(r).passed and nist.runs(r).passed and not nist.fft(r).passed
+    lf = lfsr31()  # a linear generator: Rank and LinearComplexity see it, the counting tests do not
+    assert nist.frequency(lf).passed and nist.runs(lf).passed
+    assert not nist.rank(lf).passed and not nist.linear_complexity(lf).passed
 
 
 # ------------------------------------------------------------------ interface
@@ -282,3 +285,48 @@ def test_frequency_statistic_uses_exact_integers():
     x = np.concatenate([np.ones(2 ** 20, np.uint8), np.zeros(2 ** 20, np.uint8)])
     r = nist.frequency(x)
     assert r.details["S_n"] == 0 and r.pvalue == 1.0
+
+
+# ------------------------------------------------------------------ calibration (slow)
+
+def _battery_pvalues(seed_and_bias):
+    seed, p_one = seed_and_bias
+    g = _pcg(seed)
+    x = (g.random(N) < p_one).astype(np.uint8) if p_one != 0.5 else g.integers(0, 2, N, dtype=np.uint8)
+    return [(r.name, list(r.pvalues) if r.applicable else None) for r in nist.run_all(x)]
+
+
+def _second_level(series: np.ndarray, k: int = 1, alpha: float = 0.01) -> tuple[bool, bool]:
+    """Section 4.2 on one p-value series of m sequences, for a test with k series:
+    (proportion passing: not too many failures, binomial tail >= 0.0027 / k, i.e. the document's
+    3-sigma interval; uniformity: chi-square over 10 bins P_T >= 0.0001 / k)."""
+    from scipy import stats
+    failures = int(np.sum(series < alpha))
+    prop_ok = stats.binom.sf(failures - 1, series.size, alpha) >= 0.0027 / k
+    counts = np.histogram(series, bins=10, range=(0, 1))[0]
+    return bool(prop_ok), bool(stats.chisquare(counts).pvalue >= 0.0001 / k)
+
+
+@pytest.mark.slow
+def test_second_level_calibration_on_100_fair_sequences():
+    """Every p-value series of every test (188 series) passes the section 4.2 proportion and
+    uniformity checks over 100 fair sequences (PCG64 seeds 1000..1099); a generator with
+    P(1) = 0.502 fails them on Frequency. Both with fixed seeds.
+
+    The document's thresholds are per series; a test with k series (148 templates) gets them
+    divided by k (Bonferroni), else it flags a fair source by construction: on these seeds
+    template 000101011 has P_T = 5e-5 and another template 5 failures in 100, while the 148 P_T
+    values are uniform (KS p = 0.61) and the pooled 14,800 p-values are flat (checked too)."""
+    import multiprocessing as mp
+    with mp.get_context("fork").Pool(2) as pool:
+        fair = pool.map(_battery_pvalues, [(1000 + i, 0.5) for i in range(100)])
+        bad = pool.map(_battery_pvalues, [(2000 + i, 0.502) for i in range(30)])
+    for t, name in enumerate(nist.TEST_NAMES):
+        rows = np.array([seq[t][1] for seq in fair if seq[t][1] is not None])
+        assert rows.shape[0] >= 55, name  # the document's minimum for the uniformity check
+        k = rows.shape[1]
+        for j in range(k):
+            assert _second_level(rows[:, j], k) == (True, True), (name, j)
+        assert _second_level(rows.ravel())[1], name
+    freq = np.array([seq[0][1][0] for seq in bad])
+    assert _second_level(freq) == (False, False)
