@@ -43,18 +43,26 @@ def hand(cards: tuple[str, ...]) -> None:
 @cli.command()
 @click.argument("spec")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the PAR sheet as JSON.")
-def analyze(spec: str, json_path: str | None) -> None:
+@click.option("--meter", help="Progressive meter to compute the progressive wager at (default: the spec's reset).")
+def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
     import json
     import os
     import tempfile
+    from fractions import Fraction
 
     from certify.analysis import par_sheet
     from certify.analysis.par import ParError, format_sheet
     from certify.spec import SpecError, load_spec
 
     try:
+        meter_value = None if meter is None else Fraction(meter)
+    except (ValueError, ZeroDivisionError):
+        raise CertifyError(f"--meter: expected an amount such as 250000.00, got {meter!r}") from None
+    try:
         sheet = par_sheet(load_spec(spec))
+        if meter_value is not None:
+            sheet = sheet.at_meter(meter_value)
     except (SpecError, ParError) as exc:
         raise CertifyError(str(exc)) from exc
     click.echo(format_sheet(sheet))

@@ -126,9 +126,9 @@ def test_overlapping_exact_probabilities_by_enumeration(template, M, K):
 def test_overlapping_probability_tables_agree_roughly():
     exact = np.array(overlapping_exact_probabilities("1" * 9, 1032, 5))
     from certify.stats.sp800_22.templates import OVERLAPPING_NIST_PI
-    assert np.abs(exact - OVERLAPPING_NIST_PI).max() < 5e-5  # the reference code's corrected table
+    assert np.abs(exact - OVERLAPPING_NIST_PI).max() < 5e-7  # the reference code's table: exact, rounded
     poisson = np.array(overlapping_poisson_probabilities(1032, 9, 5))
-    assert 5e-4 < np.abs(exact - poisson).max() < 5e-3  # the document's asymptotic formula
+    assert 3e-3 < np.abs(exact - poisson).max() < 4e-3  # the document's asymptotic formula
 
 
 def test_aperiodic_templates():

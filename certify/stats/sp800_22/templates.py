@@ -83,8 +83,9 @@ def non_overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, N: int = 
                   labels=labels, statistics=chi2s, m=m, N=N, M=M, mu=mu, var=var, W=W_all)
 
 
-# Reference-code probabilities for m = 9, M = 1032, K = 5 (Hamano & Kaneko's correction, used by
-# Rev. 1a's 2.8.8 example and Appendix B).
+# Reference-code probabilities for m = 9, M = 1032, K = 5 (Hamano & Kaneko's correction): our
+# exact values rounded to 6 digits. Rev. 1a's 2.8.8 example and Appendix B do NOT use them: they
+# use the document's compound-Poisson formula ("poisson" below).
 OVERLAPPING_NIST_PI = (0.364091, 0.185659, 0.139381, 0.100571, 0.070432, 0.139865)
 
 
@@ -142,9 +143,10 @@ def overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, M: int = 1032
     """2.8 Overlapping template matching of ``template`` (default m ones) in N = n // M blocks.
 
     probabilities: ``"exact"`` (default) is the exact distribution of the overlapping count in M
-    bits; ``"nist"`` the reference code's table (m = 9, M = 1032, K = 5 only), which the document's
-    2.8.8 example and Appendix B use; ``"poisson"`` the document's own formula of 2.8.4, which its
-    small example uses. The three differ in the 4th decimal for m = 9 (the formula is asymptotic).
+    bits; ``"nist"`` the reference code's table (m = 9, M = 1032, K = 5 only), which is the exact
+    one rounded to 6 digits; ``"poisson"`` the document's compound-Poisson formula (2.8.4 / 3.8),
+    off by up to 3.8e-3 for m = 9, which its 2.8.4 and 2.8.8 examples and Appendix B use (e:
+    P = 0.110434 printed; 0.159037 exact).
     """
     x = as_bits(bits)
     n = x.size
