@@ -130,3 +130,23 @@ def test_analyze_command_writes_json_whole(tmp_path, monkeypatch):
     missing = tmp_path / "no such folder" / "par.json"
     result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--json", str(missing)])
     assert result.exit_code == 2 and "cannot write" in result.output and not missing.exists()
+
+
+def test_analyze_meter_option(monkeypatch):
+    from click.testing import CliRunner
+
+    import certify.analysis
+    from certify.cli import cli
+
+    progressive = WagerSheet(name="progressive", exact=True, meter=Fraction(100), rows=(
+        ReturnRow("royal", Fraction(99), Fraction(1, 1000), combinations=1, meter_share=Fraction(1)),
+        ReturnRow("nothing", Fraction(-1), Fraction(999, 1000), combinations=999)))
+    toy = ParSheet(game="Toy", spec="caribbean_stud", family="stud",
+                   wagers=(fold_or_raise_sheet(), progressive))
+    monkeypatch.setattr(certify.analysis, "par_sheet", lambda spec: toy)
+    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--meter", "1000"])
+    assert result.exit_code == 0, result.output
+    assert "meter 1,000.00" in result.output
+    assert toy.at_meter(1000).wager("progressive").expected_return == 0  # 999/1000 - 999/1000
+    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--meter", "lots"])
+    assert result.exit_code == 2 and "--meter" in result.output

@@ -316,6 +316,13 @@ class ParSheet:
         """The (event, exact probability) cells of a wager's return table (main game by default)."""
         return (self.main if wager is None else self.wager(wager)).outcome_categories()
 
+    def at_meter(self, meter: Number) -> "ParSheet":
+        """The sheet with every progressive wager's figures at ``meter``."""
+        if not any(w.is_progressive for w in self.wagers):
+            raise ParError(f"{self.spec}: no progressive wager, so no meter to set")
+        wagers = tuple(w.at_meter(meter) if w.is_progressive else w for w in self.wagers)
+        return replace(self, wagers=wagers)
+
     def to_dict(self) -> dict[str, Any]:
         return {"game": self.game, "spec": self.spec, "family": self.family,
                 "wagers": [w.to_dict() for w in self.wagers], "frequencies": self.frequencies}
