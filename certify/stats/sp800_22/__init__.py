@@ -8,7 +8,21 @@ of 0/1 (any integer or bool dtype), packed ``bytes`` (MSB first, see ``bits_from
 
 Where the document's printed numbers and a correct computation differ, the default is the
 correct computation and a ``probabilities="nist"`` (or similar) option reproduces the printed
-figure; each function's docstring says which and why, and tests/test_sp800_22_examples.py shows both.
+figure; each function's docstring says which and why, and tests/test_sp800_22_examples.py shows both:
+
+- LongestRun: the 4-decimal class table (M = 10^4 entries off by up to 1.6e-3) -> exact DP
+  (Appendix B e: 0.718945 printed, 0.718366 exact); 2.4.8 prints a chi^2 and a P from different tables.
+- LinearComplexity: the reference code's pi_0 = 0.01047 typo (for 1/96) -> exact
+  (2.10.8: 0.845406 printed, 0.844738; Appendix B: 0.826335 printed, 0.826202).
+- OverlappingTemplate: the document's compound-Poisson probabilities -> exact (= the reference
+  code's table to 6 digits) (2.8.8 / Appendix B: 0.110434 printed, 0.159037); 2.8.4 miscounts v
+  and takes igamc(K/2, chi^2) for igamc(K/2, chi^2/2).
+- FFT: 2.6.4 / 2.6.8 print N1 = 4 / 46 where the DFT has 5 / 48 moduli below T.
+- Universal: 2.9.4's P leaves out the c sqrt(1/K) factor of sigma.
+- RandomExcursions: 2.14.8's x = +1..+4 p-values contradict Appendix B; 2.14.4 uses a rounded pi.
+- Rank: 2.5.4 applies the 32x32 probabilities to 3x3 matrices.
+- ApproximateEntropy 2.12.4 prints ApEn in place of chi^2; CumulativeSums on e agrees to 6 digits
+  with the printed values only up to one unit in the last place.
 """
 
 from __future__ import annotations
