@@ -193,9 +193,11 @@ def test_2_11_serial_small():
 
 def test_2_12_approximate_entropy_small():
     # 2.12.4 prints chi^2 = 0.502193 next to P = 0.261961; P belongs to chi^2 = 10.043859
-    # (= 2n(ln 2 - ApEn) with ApEn = 0.190954), which is what we compute.
+    # (= 2n(ln 2 - ApEn) with ApEn = 0.190954), which is what we compute; the printed 0.502193 is
+    # ln 2 - ApEn = chi^2 / 2n.
     r = nist.approximate_entropy("0100110101", m=3, **SMALL)
     assert r6(r.details["ApEn"]) == 0.190954 and r6(r.statistic) == 10.043859
+    assert r6(math.log(2) - r.details["ApEn"]) == 0.502193
     assert r6(r.pvalue) == 0.261961
     r = nist.approximate_entropy(EPS100, m=2, **SMALL)
     assert r6(r.details["ApEn"]) == 0.665393 and r6(r.statistic) == 5.550792

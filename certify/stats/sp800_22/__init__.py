@@ -21,7 +21,7 @@ figure; each function's docstring says which and why, and tests/test_sp800_22_ex
 - Universal: 2.9.4's P leaves out the c sqrt(1/K) factor of sigma.
 - RandomExcursions: 2.14.8's x = +1..+4 p-values contradict Appendix B; 2.14.4 uses a rounded pi.
 - Rank: 2.5.4 applies the 32x32 probabilities to 3x3 matrices.
-- ApproximateEntropy 2.12.4 prints ApEn in place of chi^2; CumulativeSums on e agrees to 6 digits
+- ApproximateEntropy 2.12.4 prints ln 2 - ApEn (= chi^2 / 2n) as chi^2; CumulativeSums on e agrees to 6 digits
   with the printed values only up to one unit in the last place.
 """
 
