@@ -282,3 +282,19 @@ def test_progressive_award_split_and_rounding():
     assert stud.progressive_award(spec, royal, D("10000.00"), 3) == D("3333.33")
     assert stud.progressive_award(spec, sf, D("12345.67")) == D("1234.56")
     assert stud.progressive_award(spec, rank_hand(parse_cards("2C 3D 4H 5S 6C")), D("10000")) is None
+
+
+def test_dealer_up_card_comes_from_the_spec():
+    """Caribbean Stud turns the dealer's fifth card up (seed 003); the online game its top card."""
+    seen = {}
+
+    class Recorder:
+        def decide(self, view):
+            seen[name] = view.up_card
+            return "fold"
+
+    deck = list(range(52))
+    for name, index in (("caribbean_stud", 4), ("casino_stud", 0)):
+        spec = load_spec(name)
+        stud.play_round(spec, deck, Recorder(), ["1.00"], meter="10000.00" if spec.progressive else None)
+        assert seen[name] == deck[5 + index]
