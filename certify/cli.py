@@ -334,6 +334,48 @@ def verify(file, root, signature, key_dir) -> None:
         click.echo("WARNING: signed with a DEVELOPMENT key: not for submission", err=True)
 
 
+@cli.command("run")
+@click.argument("spec")
+@click.option("--profile", type=click.Choice(["quick", "lab"]), default="quick", show_default=True,
+              help="quick: minutes, CI-size samples; lab: lab sample sizes.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Master seed (default: a fresh random seed, printed and committed in the report).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes [all cores].")
+@_KEY_DIR
+@_PASSPHRASE_FILE
+def run_command(spec, profile, seed, out_dir, workers, key_dir, passphrase_file) -> None:
+    """Certify SPEC: RNG batteries, PAR sheet, simulation, procedures; write the signed report.
+
+    Writes OUT/<game>-<spec version>.pdf, .json and .json.p7s. Exit 0 when the verdict is PASS,
+    1 when it is FAIL or INCOMPLETE, 2 on a usage or input error (no report is written then).
+    """
+    from pathlib import Path
+
+    from certify import signing
+    from certify.report import ReportDataError
+    from certify.run import run
+    from certify.spec import SpecError
+
+    def progress(message: str) -> None:
+        click.echo(message, err=True)
+
+    try:
+        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
+        if key.development:
+            progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
+        outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, progress=progress)
+    except (signing.SigningError, SpecError, ReportDataError) as exc:
+        raise CertifyError(str(exc)) from exc
+    for kind, path in outcome["paths"].items():
+        click.echo(f"wrote {path}")
+    timings = ", ".join(f"{k} {v:.1f} s" for k, v in outcome["timings"].items())
+    click.echo(f"seed {outcome['seed']}; {timings}")
+    click.echo(f"verdict: {outcome['verdict']}")
+    if outcome["verdict"] != "PASS":
+        sys.exit(1)
+
+
 def main() -> None:
     cli(prog_name="certify")
 

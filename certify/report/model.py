@@ -214,7 +214,7 @@ def _par_section(raw: Any, path: str) -> dict[str, Any]:
     else:
         wagers, rest = [_par_wager(d, path)], {}
     return {"status": COMPUTED, "wagers": wagers, "game": rest.pop("game", None), "spec": rest.pop("spec", None),
-            "family": rest.pop("family", None), "extra": rest}
+            "game_family": rest.pop("family", None), "extra": rest}
 
 
 def _simulation_section(raw: Any, path: str) -> dict[str, Any]:

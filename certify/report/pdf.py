@@ -372,6 +372,7 @@ _PAR_FIGURES = (("house_edge", "House edge", "pct"), ("rtp", "Return to player",
                 ("element_of_risk", "Element of risk", "pct"), ("average_wager", "Average total wager", "num"),
                 ("std_dev", "Standard deviation", "num"), ("hit_frequency", "Hit frequency", "pct"),
                 ("maximum_payout", "Maximum payout", "num"), ("max_payout", "Maximum payout", "num"),
+                ("house_edge_exact", "House edge (exact fraction)", "text"),
                 ("cycle", "Game cycle (combinations)", "num"), ("samples", "Rounds behind the figures", "num"),
                 ("house_edge_std_error", "House edge standard error", "pct"),
                 ("house_edge_ci95", "House edge 95% interval", "interval"),
@@ -420,15 +421,38 @@ def _par_wager(d: dict, number: int) -> list:
     rows.append(total + [P(f"{total_p:.10f}"), P(f"{total_r:+.10f}")])
     widths = [BODY_W - 335, 45, 100, 95, 95] if exact else [BODY_W - 235, 45, 95, 95]
     out += [Spacer(1, 4), _table(rows, widths)]
-    if d.get("strategy_table"):
-        out += [Paragraph("Strategy table", S["h2"]), _records_table(d["strategy_table"])]
+    table_rows = d.get("strategy_table") or []
+    if 0 < len(table_rows) <= 40:
+        out.append(KeepTogether([Paragraph("Strategy table", S["h2"]), _records_table(table_rows)]))
+    elif table_rows:
+        out.append(P(f"The strategy table ({len(table_rows):,} rows, every decision the computation derived) "
+                     "is in the JSON report under sections.par_sheet.wagers[].strategy_table.", "small"))
     if d.get("rtp_bands"):
-        out += [Paragraph("RTP confidence bands", S["h2"]),
-                P("The range the observed RTP falls in with the given probability after the given number of "
-                  "rounds.", "small"), _records_table(d["rtp_bands"])]
+        out.append(KeepTogether([Paragraph("RTP confidence bands", S["h2"]),
+                                 P("The range the observed RTP falls in with the given probability after the "
+                                   "given number of rounds.", "small"), _rtp_bands(d["rtp_bands"])]))
     for note in d.get("notes") or []:
         out.append(P(note, "small"))
     return out
+
+
+def _rtp_bands(bands: Any) -> Any:
+    """Rows ``{rounds, level, low, high}`` pivoted: one line per round count, one column per level."""
+    if not all(isinstance(b, dict) and {"rounds", "level", "low", "high"} <= set(b) for b in bands):
+        return _records_table(bands)
+    levels = sorted({b["level"] for b in bands})
+    by_rounds: dict[Any, dict] = {}
+    for b in bands:
+        by_rounds.setdefault(b["rounds"], {})[b["level"]] = b
+    rows = [_header_row("Rounds", *[f"{100 * lv:g}% band" for lv in levels])]
+    for rounds in sorted(by_rounds):
+        cells = [P(_fmt_num(rounds))]
+        for lv in levels:
+            b = by_rounds[rounds].get(lv)
+            cells.append(P(f"{_pct(b['low'], 3)} to {_pct(b['high'], 3)}" if b else "-"))
+        rows.append(cells)
+    first = 90.0
+    return _table(rows, [first] + [(BODY_W - first) / len(levels)] * len(levels))
 
 
 def _records_table(records: Any) -> Any:

@@ -1,0 +1,380 @@
+"""``certify run``: one spec in, a signed certification report out.
+
+The composition of the parts, each turned into the report's plain-data sections:
+
+1. RNG (``rng``): the SP 800-90A known-answer vectors (``fixtures/drbg_cavp.json``) on both DRBGs,
+   the SP 800-90B continuous health tests on the OS entropy, and the SP 800-22 battery on the
+   CTR_DRBG stream 0 of the master seed (``certify.stats.battery``).
+2. Shuffle (``shuffle``): the card and shuffle battery on decks dealt by ``rng.shuffle`` from the
+   same stream (``certify.stats.battery``).
+3. PAR sheet (``par_sheet``): ``certify.analysis.par_sheet(spec).to_dict()``.
+4. Simulation (``simulation``): ``certify.simulate.simulate`` + ``verify`` against that PAR sheet.
+5. Procedures (``procedures``): ``certify.procedures.run_files`` on the fixtures whose ``spec:`` is
+   this spec.
+
+A part whose module is not installed is reported "not run" (the verdict is then not PASS); any
+other error stops the run and no report file appears (``certify.report.write_report`` writes
+only after everything was rendered and signed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from certify.report.identify import PROJECT_ROOT
+from certify.stats.result import TestResult
+
+ALPHA = 0.01
+CAVP_FIXTURE = PROJECT_ROOT / "fixtures" / "drbg_cavp.json"
+PROCEDURE_FIXTURES = PROJECT_ROOT / "fixtures" / "procedures"
+
+
+@dataclass(frozen=True)
+class RunProfile:
+    name: str
+    battery: str          # certify.stats.battery profile
+    rounds: int           # simulated rounds
+    entropy_bytes: int    # OS entropy bytes through the health tests
+
+
+PROFILES = {
+    "quick": RunProfile("quick", "quick", 2_000_000, 1 << 20),
+    "lab": RunProfile("lab", "lab", 100_000_000, 1 << 24),
+}
+
+
+class PartMissing(Exception):
+    """A part of the suite this run needs is not installed: its section is reported as not run."""
+
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+# ----------------------------------------------------------------------------- identity
+
+
+def pay_tables(spec_data: Any, path: str = "") -> dict[str, Any]:
+    """Every pay-table field of a spec (keys naming ``pays`` or ``odds``), by dotted path."""
+    found: dict[str, Any] = {}
+    if isinstance(spec_data, dict):
+        for key, value in spec_data.items():
+            sub = f"{path}.{key}" if path else str(key)
+            if "pays" in str(key) or "odds" in str(key):
+                found[sub] = value
+            else:
+                found.update(pay_tables(value, sub))
+    elif isinstance(spec_data, list):
+        for i, value in enumerate(spec_data):
+            found.update(pay_tables(value, f"{path}[{i}]"))
+    return found
+
+
+def procedure_fixtures(spec_name: str, directory: Path = PROCEDURE_FIXTURES) -> list[Path]:
+    """The fixture files whose ``spec:`` names this spec."""
+    out = []
+    for path in sorted(directory.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and str(data.get("spec", "")).removesuffix(".yaml").split("/")[-1] == spec_name:
+            out.append(path)
+    return out
+
+
+# ----------------------------------------------------------------------------- RNG
+
+
+def drbg_known_answer_tests(fixture: Path = CAVP_FIXTURE) -> list[TestResult]:
+    """The CAVP DRBGVS procedure on every vector of the fixture; one result per mechanism."""
+    from rng.drbg import CtrDrbg, HmacDrbg
+    from rng.entropy import ReplayEntropy
+
+    vectors = json.loads(fixture.read_text())["vectors"]
+    groups: dict[str, list[str]] = {}
+    for vec in vectors:
+        source = (ReplayEntropy(bytes.fromhex(x) for x in vec["entropy_input_pr"])
+                  if vec["prediction_resistance"] else None)
+        args = (bytes.fromhex(vec["entropy_input"]), bytes.fromhex(vec["nonce"]),
+                bytes.fromhex(vec["personalization_string"]), vec["prediction_resistance"], source)
+        if vec["mechanism"] == "HMAC_DRBG":
+            drbg, label = HmacDrbg(*args), "HMAC_DRBG (SHA-256)"
+        else:
+            drbg = CtrDrbg(*args, derivation_function=vec["derivation_function"])
+            label = f"CTR_DRBG (AES-256, {'with' if vec['derivation_function'] else 'no'} df)"
+        if vec["reseed"]:
+            drbg.reseed(bytes.fromhex(vec["entropy_input_reseed"]), bytes.fromhex(vec["additional_input_reseed"]))
+        nbytes = vec["returned_bits_len"] // 8
+        first, second = (bytes.fromhex(x) for x in vec["additional_input"])
+        drbg.generate(nbytes, first)
+        ok = drbg.generate(nbytes, second).hex() == vec["returned_bits"]
+        groups.setdefault(label, []).append("" if ok else vec["id"])
+    results = []
+    for label, outcomes in groups.items():
+        failed = [v for v in outcomes if v]
+        results.append(TestResult(name=f"{label}: CAVP vectors", statistic=float(len(failed)), pvalue=None,
+                                  alpha=0.0, passed=not failed, n=len(outcomes),
+                                  looked_at=f"{len(outcomes)} NIST CAVP known-answer vectors (no reseed, reseed, "
+                                            "prediction resistance): output must match bit for bit",
+                                  details={"failed": failed}))
+    return results
+
+
+def entropy_health_tests(nbytes: int, raw_source: Callable[[int], bytes] = os.urandom) -> list[TestResult]:
+    """SP 800-90B 4.4 continuous health tests on ``nbytes`` of the entropy source (the OS's)."""
+    from rng.entropy import EntropyHealthError, HealthTestedEntropy
+
+    source = HealthTestedEntropy(raw_source)
+    error = ""
+    try:
+        for _ in range(0, nbytes, 1 << 16):
+            source.get_entropy(min(1 << 16, nbytes))
+    except EntropyHealthError as exc:
+        error = str(exc)
+    origin = "os.urandom" if raw_source is os.urandom else getattr(raw_source, "__name__", "the raw source")
+    looked = (f"{source.samples_tested:,} bytes of {origin}, claimed H = {source.min_entropy} bits/byte; "
+              f"repetition count cutoff {source.rct_cutoff}, adaptive proportion cutoff {source.apt_cutoff} "
+              f"in {source.apt_window}")
+    return [TestResult(name="SP 800-90B 4.4 continuous health tests", statistic=None, pvalue=None,
+                       alpha=0.0, passed=not error, n=source.samples_tested, looked_at=looked,
+                       details={"failure": error} if error else {})]
+
+
+def _family(name: str, members: dict[str, float], alpha: float, what: str) -> dict[str, Any]:
+    from certify.stats.multiple import holm
+
+    verdict = holm(members, alpha)
+    worst = min((m["adjusted"] for m in verdict.members), default=1.0)
+    return TestResult(name=name, statistic=None, pvalue=worst, alpha=alpha, passed=verdict.passed,
+                      n=len(members), looked_at=f"{what}; smallest Holm-adjusted p-value shown",
+                      details={"failing": verdict.failing}).to_dict()
+
+
+def _sp800_22_results(battery: dict[str, Any], alpha: float) -> list[dict[str, Any]]:
+    bits, seqs = battery["profile"]["bits"], battery["profile"]["sequences"]
+    out = []
+    for name, entry in battery["sp800_22"].items():
+        member = entry["member_pvalue"]
+        pvalues = [p for ps in entry["pvalues"] if ps is not None for p in ps]
+        looked = (f"{entry['applicable_sequences']} of {seqs} sequence(s) x {bits:,} bits, "
+                  f"{len(entry['labels'])} p-value series; p: Bonferroni minimum over the series of the "
+                  "SP 800-22 4.2 second-level p-values")
+        if member is None:
+            out.append(TestResult.not_applicable(name, bits * seqs, alpha,
+                                                 "not applicable to any sequence (the test's own precondition)"
+                                                 ).to_dict())
+            continue
+        out.append(TestResult(name=name, statistic=None, pvalue=float(member), alpha=alpha,
+                              passed=member >= alpha, n=bits * entry["applicable_sequences"],
+                              pvalues=tuple(pvalues), looked_at=looked).to_dict())
+    return out
+
+
+def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs: int,
+                             progress: Progress) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The rng and shuffle sections, and the battery's sample sizes for the methodology."""
+    try:
+        from certify.stats import battery as bat
+    except ImportError as exc:
+        raise PartMissing(f"certify.stats.battery is not available ({exc})") from exc
+    progress("RNG: CAVP known-answer vectors")
+    kat = [t.to_dict() for t in drbg_known_answer_tests()]
+    progress("RNG: SP 800-90B health tests on the OS entropy")
+    health = [t.to_dict() for t in entropy_health_tests(profile.entropy_bytes)]
+    progress(f"RNG: SP 800-22 and card batteries ({profile.battery} profile)")
+    source = bat.drbg_source("drbg:ctr", seed)
+    result = bat.run_battery(source, profile.battery, alpha=alpha, jobs=jobs,
+                             progress=lambda msg: progress(f"  {msg}"))
+    bit_tests = _sp800_22_results(result, alpha)
+    card_tests = [dict(entry, name=name) for name, entry in result["cards"].items()]
+    bit_members = {t["name"]: t["pvalue"] for t in bit_tests if t["applicable"]}
+    card_members = {t["name"]: t["pvalue"] for t in card_tests if t["applicable"] and t["pvalue"] is not None}
+    p = result["profile"]
+    rng = {
+        "description": {
+            "Generator": "CTR_DRBG (AES-256) of NIST SP 800-90A Rev. 1 (rng.drbg), on cryptography's AES",
+            "Streams": "rng.streams: each stream's entropy input, nonce and personalisation derived from the "
+                       "master seed by HKDF-SHA-256; the battery reads stream 0",
+            "Production seeding": "from_os_entropy: os.urandom through the SP 800-90B continuous health tests "
+                                  "(rng.entropy); a failed health test stops generation",
+            "Scaling": "rng.bounded: unbiased integers in [0, n) by rejection, never modulo",
+        },
+        "tests": bit_tests, "kat": kat, "health": health,
+        "family": _family("SP 800-22 battery (Holm-Bonferroni)", bit_members, alpha,
+                          f"the {len(bit_members)} SP 800-22 tests' p-values") if bit_members else None,
+        "notes": [result["method"]],
+    }
+    shuffle = {
+        "description": {
+            "Algorithm": "Fisher-Yates (Durstenfeld) in rng.shuffle.deal_batch, positions from rng.bounded",
+            "Decks": f"{p['decks']:,} deals of 52 cards; {p['small_decks']:,} deals of 4- and of 5-card decks",
+        },
+        "tests": card_tests,
+        "family": _family("Card and shuffle battery (Holm-Bonferroni)", card_members, alpha,
+                          f"the {len(card_members)} card tests' p-values") if card_members else None,
+    }
+    sizes = {"SP 800-22 bits per sequence": p["bits"], "SP 800-22 sequences": p["sequences"],
+             "52-card deals": p["decks"], "4- and 5-card deals": p["small_decks"],
+             "OS entropy bytes health-tested": profile.entropy_bytes}
+    return rng, shuffle, sizes
+
+
+# ----------------------------------------------------------------------------- PAR, simulation, procedures
+
+
+def par_sheet_section(spec, progress: Progress):
+    try:
+        from certify.analysis import par_sheet
+    except ImportError as exc:
+        raise PartMissing(f"certify.analysis.par_sheet is not available ({exc})") from exc
+    progress("PAR sheet: exact analysis")
+    sheet = par_sheet(spec)
+    return sheet, sheet.to_dict()
+
+
+def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: float, workers: int,
+                       progress: Progress) -> dict[str, Any]:
+    try:
+        from certify import simulate as sim
+    except ImportError as exc:
+        raise PartMissing(f"certify.simulate is not available ({exc})") from exc
+    progress(f"Simulation: {rounds:,} rounds on {workers} worker(s)")
+    result = sim.simulate(spec_path, rounds, seed, workers=workers)
+    verification = sim.verify(result, par, alpha)
+    main = result.kernel.wagers[0]
+    sheet = sim.par_wager(par, main.name)
+    counts = dict(zip(main.events, (int(c) for c in result.counts(main.name))))
+    categories = [row.event for row in sheet.rows]
+    n = sum(counts.values())
+    chi = next(t for t in verification.tests if t.name == f"{main.name}: outcome frequencies")
+    r = verification.rtp[main.name]
+    statistical = {t.name: t.pvalue for t in verification.tests if t.applicable and t.pvalue is not None}
+    return {
+        "rounds": result.rounds,
+        "categories": categories,
+        "observed": [counts[c] for c in categories],
+        "expected": [float(row.probability) * n for row in sheet.rows],
+        "chi_square": chi.to_dict(),
+        "rtp": {"observed": r["observed_rtp"], "theoretical": r["theoretical_rtp"], "ci_low": r["ci_low"],
+                "ci_high": r["ci_high"], "confidence": r["ci_level"],
+                "passed": bool(r["ci_low"] <= r["theoretical_rtp"] <= r["ci_high"])},
+        "tests": [t.to_dict() for t in verification.tests],
+        "family": _family("Simulation tests (Holm-Bonferroni)", statistical, alpha,
+                          f"the {len(statistical)} statistical tests of the simulation"),
+        "wager_tallied": f"{main.name} (PAR sheet wager: {sheet.name})",
+        "chunks": f"{len(result.per_chunk)} chunks of {result.config.chunk_rounds:,} rounds, chunk i from "
+                  "stream (master seed, i)",
+        "rounds_per_second": round(result.rounds / result.seconds) if result.seconds else None,
+    }
+
+
+def procedures_section(fixtures: list[Path], progress: Progress) -> dict[str, Any]:
+    try:
+        from certify.procedures import run_files
+    except ImportError as exc:
+        raise PartMissing(f"certify.procedures is not available ({exc})") from exc
+    progress(f"Procedures: {len(fixtures)} fixture file(s)")
+    results = run_files(fixtures)
+    return {"fixtures": [f.relative_to(PROJECT_ROOT).as_posix() for f in fixtures],
+            "scenarios": [{"id": r.id, "rule": r.rule, "source": r.source, "fixture": r.file,
+                           "status": "pass" if r.passed else "fail", "expected": r.expected,
+                           "actual": r.actual if r.passed else {"actual": r.actual, "differences": r.differences}}
+                          for r in results]}
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
+        signing_key=None, workers: int | None = None, issued_at: datetime | None = None,
+        progress: Progress = _quiet) -> dict[str, Any]:
+    """Run every part for ``spec`` and write the signed report; returns paths, verdict and timings."""
+    from certify import __version__ as suite_version
+    from certify.report import Product, ReportInput, paytable_identity, write_report
+    from certify.report.identify import file_sha256, software_inventory
+    from certify.spec import load_spec, resolve_spec_path
+    from rng import __version__ as rng_version
+    from rng.streams import seed_commitment
+
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}: expected one of {', '.join(PROFILES)}")
+    chosen = PROFILES[profile]
+    game = load_spec(spec)
+    spec_path = resolve_spec_path(spec)
+    if seed is None:
+        seed = int.from_bytes(os.urandom(8), "big")
+    workers = workers or os.cpu_count() or 1
+    timings: dict[str, float] = {}
+    findings: list[str] = []
+    sections: dict[str, Any] = {}
+
+    def part(name: str, fn: Callable[[], Any]) -> Any:
+        start = time.perf_counter()
+        try:
+            return fn()
+        except PartMissing as exc:
+            findings.append(f"{name} not run: {exc}")
+            return None
+        finally:
+            timings[name] = round(time.perf_counter() - start, 2)
+
+    sizes: dict[str, Any] = {}
+    got = part("RNG and shuffle batteries",
+               lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))
+    if got:
+        sections["rng"], sections["shuffle"], sizes = got
+    par = part("PAR sheet", lambda: par_sheet_section(game, progress))
+    if par:
+        sections["par_sheet"] = par[1]
+        sim = part("Simulation", lambda: simulation_section(spec_path, par[0], chosen.rounds, seed, ALPHA,
+                                                             workers, progress))
+        if sim:
+            sections["simulation"] = sim
+            sizes["simulated rounds"] = sim["rounds"]
+    else:
+        findings.append("Simulation not run: it needs the PAR sheet.")
+    fixtures = procedure_fixtures(game.name)
+    if fixtures:
+        sections["procedures"] = part("Procedures", lambda: procedures_section(fixtures, progress))
+    else:
+        findings.append(f"Procedures not run: no fixture in fixtures/procedures names spec {game.name!r}.")
+
+    spec_data = game.model_dump(mode="json")
+    data = ReportInput(
+        product=Product(game=game.title, spec=game.name, spec_version=str(game.version),
+                        paytable_sha256=paytable_identity(pay_tables(spec_data)),
+                        rng_module_version=f"rng {rng_version}", suite_version=f"certify {suite_version}",
+                        spec_sha256=file_sha256(spec_path)),
+        issued_at=(issued_at or datetime.now(timezone.utc)).replace(microsecond=0),
+        methodology={
+            "alpha": ALPHA, "profile": chosen.name,
+            "multiple_testing": "Holm-Bonferroni within each battery (SP 800-22; card and shuffle; simulation); "
+                                "exact checks (known answers, payouts) must pass without allowance",
+            "sample_sizes": sizes,
+            "seeds": [{"purpose": "master seed: RNG battery stream 0, simulation chunk streams", "value": seed,
+                       "commitment": seed_commitment(seed)}],
+            "pay_table_identity": "SHA-256 of the canonical JSON of every pay-table field of the spec "
+                                  "(keys naming 'pays' or 'odds')",
+            "platform": f"Python {platform.python_version()} on {platform.system()} {platform.machine()}",
+            "workers": workers,
+        },
+        software=software_inventory(spec_path=spec_path, fixture_paths=fixtures + [CAVP_FIXTURE]),
+        findings=findings,
+        **sections,
+    )
+    progress("Report: rendering and signing")
+    start = time.perf_counter()
+    paths = write_report(data, out_dir, f"{game.name}-{game.version}", signing_key)
+    timings["Report"] = round(time.perf_counter() - start, 2)
+    verdict = json.loads(paths["json"].read_bytes())["verdict"]
+    return {"paths": paths, "verdict": verdict, "timings": timings, "seed": seed}

@@ -1,0 +1,125 @@
+"""``certify run``: the composition of the parts into a signed report (the cheap parts run for real;
+the full pipeline on a spec is ``-m slow``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from certify import run as run_module
+from certify import signing
+from certify.cli import cli
+from certify.report.identify import PROJECT_ROOT
+
+
+def test_known_answer_vectors_all_pass_and_a_changed_vector_fails(tmp_path):
+    results = run_module.drbg_known_answer_tests()
+    assert sum(r.n for r in results) == 180 and all(r.passed for r in results)
+    assert {r.name.split(":")[0] for r in results} == {
+        "HMAC_DRBG (SHA-256)", "CTR_DRBG (AES-256, with df)", "CTR_DRBG (AES-256, no df)"}
+    data = json.loads(run_module.CAVP_FIXTURE.read_text())
+    vec = data["vectors"][7]
+    vec["returned_bits"] = ("0" if vec["returned_bits"][0] != "0" else "1") + vec["returned_bits"][1:]
+    (tmp_path / "cavp.json").write_text(json.dumps(data))
+    bad = run_module.drbg_known_answer_tests(tmp_path / "cavp.json")
+    assert [r.passed for r in bad].count(False) == 1
+    assert vec["id"] in next(r for r in bad if not r.passed).details["failed"]
+
+
+def test_health_tests_pass_on_the_os_and_catch_a_stuck_source():
+    ok = run_module.entropy_health_tests(1 << 16)[0]
+    assert ok.passed and ok.n >= 1 << 16
+
+    def stuck(n: int) -> bytes:
+        return b"\x2a" * n
+
+    bad = run_module.entropy_health_tests(1 << 12, stuck)[0]
+    assert not bad.passed and "repetition count" in bad.details["failure"]
+
+
+def test_pay_tables_are_every_pays_and_odds_field():
+    from certify.spec import load_spec
+
+    data = load_spec("casino_stud").model_dump(mode="json")
+    tables = run_module.pay_tables(data)
+    assert "bet.pays" in tables and "ante_pays" in tables
+    assert tables["bet.pays"]["royal_flush"] in (100, "100")
+    from certify.report import paytable_identity
+
+    before = paytable_identity(tables)
+    data["bet"]["pays"]["flush"] = 4
+    assert paytable_identity(run_module.pay_tables(data)) != before
+
+
+def test_procedure_fixtures_are_found_by_spec_name():
+    found = run_module.procedure_fixtures("casino_stud")
+    assert [p.name for p in found] == ["casino_stud.yaml"]
+    assert run_module.procedure_fixtures("no_such_game") == []
+
+
+def _missing(name):
+    def fail(*_args, **_kwargs):
+        raise run_module.PartMissing(f"{name} is not installed")
+    return fail
+
+
+def test_missing_parts_are_reported_not_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", _missing("certify.stats.battery"))
+    monkeypatch.setattr(run_module, "par_sheet_section", _missing("certify.analysis"))
+    out = run_module.run("casino_stud", "quick", 5, tmp_path / "reports", signing_key=signing.load_signing_key())
+    assert out["verdict"] == "INCOMPLETE"
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == [
+        "casino_stud-1.0.json", "casino_stud-1.0.json.p7s", "casino_stud-1.0.pdf"]
+    report = json.loads(out["paths"]["json"].read_text())
+    assert report["section_status"] == {"rng": "not run", "shuffle": "not run", "par_sheet": "not run",
+                                        "simulation": "not run", "procedures": "pass"}
+    texts = " ".join(f["text"] for f in report["findings"])
+    assert "certify.stats.battery is not installed" in texts and "needs the PAR sheet" in texts
+    roots = signing.default_roots()
+    assert signing.verify_file(out["paths"]["pdf"], roots).ok and signing.verify_file(out["paths"]["json"], roots).ok
+    paths = {r["path"] for r in report["software"]}
+    assert {"specs/casino_stud.yaml", "fixtures/procedures/casino_stud.yaml", "fixtures/drbg_cavp.json",
+            "certify/run.py"} <= paths
+    assert report["methodology"]["seeds"][0]["value"] == "5"
+
+
+def test_an_error_in_any_part_leaves_no_report(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", _missing("battery"))
+
+    def crash(*_args, **_kwargs):
+        raise RuntimeError("worker died")
+
+    monkeypatch.setattr(run_module, "par_sheet_section", crash)
+    runner = CliRunner()
+    res = runner.invoke(cli, ["run", "casino_stud", "--seed", "1", "--out", str(tmp_path / "reports")])
+    assert res.exit_code != 0 and isinstance(res.exception, RuntimeError)
+    assert not (tmp_path / "reports").exists() or list((tmp_path / "reports").iterdir()) == []
+
+
+def test_cli_run_exit_codes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", _missing("battery"))
+    monkeypatch.setattr(run_module, "par_sheet_section", _missing("analysis"))
+    runner = CliRunner()
+    res = runner.invoke(cli, ["run", "casino_stud", "--seed", "3", "--out", str(tmp_path / "r")])
+    assert res.exit_code == 1 and "verdict: INCOMPLETE" in res.output
+    res = runner.invoke(cli, ["run", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "r2")])
+    assert res.exit_code == 2 and not (tmp_path / "r2").exists()
+    assert runner.invoke(cli, ["run", "casino_stud", "--profile", "huge"]).exit_code == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["casino_stud"])
+def test_full_quick_run(tmp_path, monkeypatch, spec):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    out = run_module.run(spec, "quick", 20261129, tmp_path, signing_key=signing.load_signing_key())
+    report = json.loads(out["paths"]["json"].read_text())
+    assert all(status in ("pass", "computed") for status in report["section_status"].values()), report["findings"]
+    assert out["verdict"] == "PASS"
+    assert signing.verify_file(out["paths"]["pdf"], signing.default_roots()).ok
+    assert Path(PROJECT_ROOT / "specs" / f"{spec}.yaml").exists()
