@@ -28,7 +28,7 @@ from numba import njit
 from certify import hands
 
 # spec name -> family; other analyses add their specs here.
-SPECS = ["caribbean_stud", "casino_stud"]
+SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online"]
 
 HOLE_INDEX = np.array(list(combinations(range(46), 4)), dtype=np.int64)
 
@@ -43,7 +43,8 @@ def run_one(name: str) -> dict:
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {"spec": name, "seconds": seconds, "cpu_seconds": cpu,
             "wagers": [{"name": w.name, "house_edge": float(w.house_edge),
-                        "element_of_risk": float(w.element_of_risk), "exact": w.exact}
+                        "element_of_risk": float(w.element_of_risk), "exact": w.exact,
+                        "std_dev": w.std_dev, "house_edge_se": w.house_edge_standard_error}
                        for w in sheet.wagers]}
 
 
@@ -155,6 +156,34 @@ def main() -> None:
             eval7_full = b["eval7_brute_force_seconds_per_pair"] * pairs_full
             print(f"  eval7, every player hand: {eval7_full:,.0f} s = {eval7_full / 86400:,.0f} days "
                   f"extrapolated (ratio {eval7_full / ours:,.0f}x)")
+    mulligan_baseline([r for r in results if r["spec"].startswith("five_card_mulligan")])
+
+
+def mulligan_baseline(results: list[dict], rounds: int = 2_000_000) -> None:
+    """Five Card Mulligan is partly simulated: compare with the plain simulation people run (the
+    inventor's 22 billion hands), played by this project's bulk engine kernel on shuffled decks.
+    The ratio is the plain simulation's time to reach our house-edge standard error / our time."""
+    if not results:
+        return
+    from certify.games.kernels import kernel_for
+    from certify.spec import load_spec
+
+    kernel = kernel_for(load_spec("five_card_mulligan"))
+    rng = np.random.default_rng(7)
+    decks = rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (rounds, 1)), axis=1)[:, :20]
+    kernel.events(decks[:1000])  # compile
+    t0 = time.perf_counter()
+    decks = rng.permuted(np.tile(np.arange(52, dtype=np.uint8), (rounds, 1)), axis=1)[:, :20]
+    kernel.events(np.ascontiguousarray(decks))
+    rate = rounds / (time.perf_counter() - t0)
+    print(f"\nbaseline for Five Card Mulligan: plain simulation (numpy shuffles + this project's engine "
+          f"kernel, 1 core): {rate:,.0f} rounds/s")
+    for r in results:
+        main = r["wagers"][1] if len(r["wagers"]) > 1 else r["wagers"][0]  # the spec's strategy
+        needed = (main["std_dev"] / main["house_edge_se"]) ** 2
+        plain = needed / rate
+        print(f"  {r['spec']}: house edge SE {100 * main['house_edge_se']:.4f}% needs {needed:.3g} plain "
+              f"rounds = {plain:,.0f} s (ratio {plain / r['seconds']:,.1f}x)")
 
 
 if __name__ == "__main__":

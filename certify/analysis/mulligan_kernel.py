@@ -1,0 +1,179 @@
+"""Compiled kernels of the Five Card Mulligan analysis (see ``certify.analysis.mulligan``).
+
+Two parts, per player-hand suit class P (sorted cards, value v):
+
+* ``exact_first_dealer_counts``: how many of the C(47, 5) dealer first hands (cards not in P) are
+  below the stand threshold, below v and below v + 1 (dense values), by inclusion-exclusion over
+  the cards of P with the stud module's counting tables. This makes every round in which the
+  dealer stands on his first five *exact* when the player stands.
+* ``simulate_classes``: Monte Carlo of the rest, with common random numbers for the two decisions.
+  Each scenario draws 15 distinct cards from the 47 unseen: the dealer's first five D1, then five
+  cards X, then five cards Y. The dealer's redraw (if D1 is below the threshold) is X under both
+  decisions; a mulligan's new hand is Y. D1, the player's new five and the dealer's new five are
+  three disjoint uniformly random 5-sets of the 47 whichever is dealt first, so each decision's
+  outcome has its true distribution, and the two decisions face the same dealer hand (common
+  random numbers: their difference has a small variance).
+
+Random numbers: SplitMix64, one stream per (seed, pass, class), so results do not depend on how
+threads are scheduled; bounded integers by Lemire's multiply-and-reject (no modulo bias).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from certify.hands import eval5_nb
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX2 = np.uint64(0x94D049BB133111EB)
+MASK32 = np.uint64(0xFFFFFFFF)
+
+# stand tallies (dealer's first five below the stand threshold only): player wins, ties, loses
+STAND_WIN, STAND_TIE, STAND_LOSE = 0, 1, 2
+# mulligan tallies by [dealer stood on his first five (0) or redrew (1), outcome]:
+# outcome 0..9 = the player's new hand wins with that category, 10 = tie, 11 = loses
+MULL_TIE, MULL_LOSE = 10, 11
+
+
+@njit(cache=True, inline="always")
+def _mix(z):
+    z = (z ^ (z >> np.uint64(30))) * MIX1
+    z = (z ^ (z >> np.uint64(27))) * MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def stream_state(seed, stream, index):
+    """The starting state of the stream for (seed, pass, class index)."""
+    s = _mix(np.uint64(seed) * GOLDEN + np.uint64(0x632BE59BD9B4E019))
+    s = _mix(s ^ (np.uint64(stream) * MIX2 + np.uint64(1)))
+    return _mix(s ^ (np.uint64(index) * MIX1 + np.uint64(7)))
+
+
+@njit(cache=True, inline="always")
+def _bounded(state, m):
+    """(new state, uniform integer in [0, m)) for 0 < m < 2**32 (Lemire, with rejection)."""
+    mm = np.uint64(m)
+    threshold = (np.uint64(1 << 32) - mm) % mm
+    while True:
+        state = state + GOLDEN
+        x = _mix(state) >> np.uint64(32)
+        prod = x * mm
+        if (prod & MASK32) >= threshold:
+            return state, np.int64(prod >> np.uint64(32))
+
+
+@njit(cache=True)
+def _simulate_class(p, v, n, stands_value, state, joint):
+    rest = np.empty(47, np.int64)
+    k = 0
+    for c in range(52):
+        if c != p[0] and c != p[1] and c != p[2] and c != p[3] and c != p[4]:
+            rest[k] = c
+            k += 1
+    for _ in range(n):
+        for i in range(15):  # partial Fisher-Yates: rest[0:15] become 15 uniform distinct cards
+            state, j = _bounded(state, 47 - i)
+            j += i
+            t = rest[i]
+            rest[i] = rest[j]
+            rest[j] = t
+        d1 = eval5_nb(rest[0], rest[1], rest[2], rest[3], rest[4])
+        stood = d1 >= stands_value
+        dealer = d1 if stood else eval5_nb(rest[5], rest[6], rest[7], rest[8], rest[9])
+        y = eval5_nb(rest[10], rest[11], rest[12], rest[13], rest[14])  # a mulligan's new hand
+        if v > dealer:
+            s_out = STAND_WIN
+        elif v == dealer:
+            s_out = STAND_TIE
+        else:
+            s_out = STAND_LOSE
+        if y > dealer:
+            m_out = y >> 20
+        elif y == dealer:
+            m_out = MULL_TIE
+        else:
+            m_out = MULL_LOSE
+        joint[0 if stood else 1, s_out, m_out] += 1
+
+
+@njit(cache=True, parallel=True)
+def simulate_classes(reps, values, samples, stands_value, seed, stream):
+    """Joint tallies per class, shape (n, 2, 3, 12): [dealer stood on his first five (0) or
+    redrew (1), stand outcome (win, tie, lose), mulligan outcome (win with category 0..9, tie,
+    lose)], from ``samples[c]`` scenarios of class c."""
+    n = reps.shape[0]
+    joint = np.zeros((n, 2, 3, 12), np.int64)
+    for ci in prange(n):
+        _simulate_class(reps[ci], values[ci], samples[ci], stands_value,
+                        stream_state(seed, stream, ci), joint[ci])
+    return joint
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact: the dealer's first five against the player's hand.
+# ---------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _count_below(row, t):
+    lo = 0
+    hi = row.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if row[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _first_hands_below(p, thresholds, out, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
+    """out[j] = 5-card hands with no card of p worth less than thresholds[j] (dense values):
+    inclusion-exclusion over the subsets A of p of (-1)^|A| #{hands holding A, below t}."""
+    s = np.empty(5, np.int64)
+    for j in range(thresholds.shape[0]):
+        out[j] = prefix0[thresholds[j]]
+    for mask in range(1, 32):
+        n = 0
+        for i in range(5):
+            if (mask >> i) & 1:
+                s[n] = p[i]
+                n += 1
+        idx = 0
+        for i in range(n):
+            idx += binom[s[i], i + 1]
+        sign = -1 if n % 2 == 1 else 1
+        for j in range(thresholds.shape[0]):
+            t = thresholds[j]
+            if n == 1:
+                c = prefix1[s[0], t]
+            elif n == 2:
+                c = prefix2[idx, t]
+            elif n == 3:
+                c = _count_below(sorted3[idx], t)
+            elif n == 4:
+                c = _count_below(sorted4[idx], t)
+            else:
+                c = 1 if dense5[idx] < t else 0
+            out[j] += sign * c
+
+
+@njit(cache=True, parallel=True)
+def exact_first_dealer_counts(reps, dense_values, stands_dense, binom, prefix0, prefix1, prefix2,
+                              sorted3, sorted4, dense5):
+    """Per class (cards sorted ascending): dealer first hands (of the 1,533,939 with no card of P)
+    that redraw, stand and lose to P, stand and tie P; the rest stand and beat P."""
+    n = reps.shape[0]
+    out = np.zeros((n, 3), np.int64)
+    for ci in prange(n):
+        v = dense_values[ci]
+        thresholds = np.array([stands_dense, max(v, stands_dense), max(v + 1, stands_dense)], np.int64)
+        below = np.empty(3, np.int64)
+        _first_hands_below(reps[ci], thresholds, below, binom, prefix0, prefix1, prefix2, sorted3,
+                           sorted4, dense5)
+        out[ci, 0] = below[0]
+        out[ci, 1] = below[1] - below[0]
+        out[ci, 2] = below[2] - below[1]
+    return out
