@@ -121,15 +121,18 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
 @click.option("--decks", type=click.IntRange(min=0), default=None,
               help="deals for the card battery [profile; a decks file: all of it; a bit file: 0]")
 @click.option("--small-decks", type=click.IntRange(min=0), default=None, help="4- and 5-card deals for the permutation test")
+@click.option("--draws", type=click.IntRange(min=0), default=None,
+              help="scaled integers for the draw tests [profile; an ints file: all of it; other files: 0]")
 @click.option("--cards-per-deal", type=click.IntRange(5, 52), default=52, show_default=True,
               help="cards per line of a decks file (the first cards of a 52-card deck)")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="processes for the SP 800-22 sequences [all cores]")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, help="write every p-value as JSON")
-def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks,
+def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks, draws,
         cards_per_deal, seed, alpha, jobs, json_path) -> None:
-    """Test an RNG: the NIST SP 800-22 battery on its bits and the card and shuffle battery on its deals.
+    """Test an RNG: NIST SP 800-22 on its bits, card and shuffle tests on its deals, draw tests on
+    its scaled integers (a file of integers gets the draw tests only).
 
     The verdict is Holm-Bonferroni over every test of both batteries at --alpha (the SP 800-22
     4.2 proportion and uniformity figures are shown beside it). Exit 0 when everything passes,
@@ -149,12 +152,17 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
         if file_path:
             source = battery.file_source(file_path, file_format, low=low, high=high, cards_per_deal=cards_per_deal)
             have_bits, have_decks = battery.available_bits(source), battery.available_decks(source)
+            have_draws = battery.available_draws(source)
             chosen = battery.resolve_profile(profile, bits=bits)
-            if have_decks is not None:
+            if have_draws is not None:
+                draws = have_draws if draws is None else draws
+                sequences, decks = 0, 0
+            elif have_decks is not None:
                 decks = have_decks if decks is None else decks
-                sequences = 0
+                sequences, draws = 0, 0
             else:
                 decks = 0 if decks is None else decks
+                draws = 0 if draws is None else draws
                 if sequences is None and chosen.sequences:
                     sequences = min(chosen.sequences, (have_bits or 0) // chosen.bits)
                     if sequences == 0:
@@ -166,7 +174,7 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
             label = source.name
         n_jobs = jobs or min(2, os.cpu_count() or 1)
         result = battery.run_battery(source, profile, alpha=alpha, jobs=n_jobs, bits=bits, sequences=sequences,
-                                     decks=decks, small_decks=small_decks, cards_per_deal=cards_per_deal,
+                                     decks=decks, small_decks=small_decks, draws=draws, cards_per_deal=cards_per_deal,
                                      source_label=label)
     except (ValueError, RandomSourceError, OSError) as exc:
         raise CertifyError(str(exc)) from exc
@@ -210,8 +218,10 @@ def _print_rng_table(result) -> None:
     if result["sp800_22_skipped"]:
         console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")
     verdict = "[bold green]PASS[/]" if result["passed"] else "[bold red]FAIL[/]: " + ", ".join(result["failing"])
-    console.print(f"{verdict}  ({profile['sequences']} x {profile['bits']:,} bits, {profile['decks']:,} deals, "
-                  f"{result['seconds']:.1f} s)")
+    looked = [f"{profile['sequences']} x {profile['bits']:,} bits" if result["sp800_22"] else "",
+              f"{profile['decks']:,} deals" if result["cards"] else "",
+              f"{profile['draws']:,} draws" if result["draws"] else ""]
+    console.print(f"{verdict}  ({', '.join(x for x in looked if x)}; {result['seconds']:.1f} s)")
 
 
 @cli.command("spec")

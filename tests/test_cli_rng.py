@@ -10,7 +10,8 @@ from certify.cli import cli
 from certify.stats.sp800_22 import TEST_NAMES
 from rng import sources, streams
 
-SMALL = ["--bits", "524288", "--sequences", "2", "--decks", "20000", "--small-decks", "20000", "--jobs", "1"]
+SMALL = ["--bits", "524288", "--sequences", "2", "--decks", "20000", "--small-decks", "20000", "--draws", "100000",
+         "--jobs", "1"]
 
 
 def run(*args):
@@ -31,6 +32,7 @@ def test_drbg_passes_and_json_holds_every_p_value(tmp_path):
     assert len(data["sp800_22"]["Serial"]["pvalues"][0]) == 2
     assert data["sp800_22"]["Universal"]["applicable_sequences"] == 2
     assert {"CardPosition", "Poker", "Permutations4", "Permutations5", "SerialIndependence"} <= set(data["cards"])
+    assert set(data["draws"]) == {"DrawFrequency", "DrawPairs", "DrawGaps"}
     assert data["profile"]["bits"] == 524_288 and data["profile"]["decks"] == 20_000
 
 
@@ -78,6 +80,21 @@ def test_file_shorter_than_one_sequence(tmp_path):
     path.write_bytes(bytes(1000))
     result = run("--file", str(path), "--format", "raw")
     assert result.exit_code == 2 and "holds 8000 bits" in result.output
+
+
+def test_ints_file_gets_the_draw_tests(tmp_path):
+    from rng import bounded
+
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_text("\n".join(map(str, bounded.integers(streams.stream(9, 0), 52, 100_000) + 1)))
+    modulo = np.frombuffer(streams.stream(9, 1).random_bytes(100_000), dtype=np.uint8) % 52 + 1
+    bad.write_text(" ".join(map(str, modulo)))
+    ok = run("--file", str(good), "--format", "ints", "--low", "1", "--high", "52", "--json", str(tmp_path / "g.json"))
+    assert ok.exit_code == 0, ok.output
+    data = json.loads((tmp_path / "g.json").read_text())
+    assert set(data["draws"]) == {"DrawFrequency", "DrawPairs", "DrawGaps"} and data["draws"]["DrawFrequency"]["n"] == 100_000
+    failed = run("--file", str(bad), "--format", "ints", "--low", "1", "--high", "52")
+    assert failed.exit_code == 1 and "draws/DrawFrequency" in failed.output
 
 
 def test_ints_need_a_declared_range(tmp_path):

@@ -28,11 +28,13 @@ def test_every_applicable_test_is_a_family_member(drbg_quick):
     for name, entry in drbg_quick["sp800_22"].items():
         assert (f"SP800-22/{name}" in members) == (entry["member_pvalue"] is not None)
     assert {f"cards/{n}" for n in drbg_quick["cards"]} <= members
+    assert {f"draws/{n}" for n in drbg_quick["draws"]} == {"draws/DrawFrequency", "draws/DrawPairs", "draws/DrawGaps"}
 
 
 def test_summary_rows_cover_every_test(drbg_quick):
     rows = battery.summary_rows(drbg_quick)
-    assert len(rows) == len(drbg_quick["sp800_22"]) + len(drbg_quick["cards"])
+    assert len(rows) == len(drbg_quick["sp800_22"]) + len(drbg_quick["cards"]) + len(drbg_quick["draws"])
+    assert {r["battery"] for r in rows} == {"SP 800-22", "cards", "draws"}
     assert {r["verdict"] for r in rows} <= {"pass", "n/a"}
 
 
@@ -42,7 +44,7 @@ def test_summary_rows_cover_every_test(drbg_quick):
     (lambda: sources.Randu(77), "SP800-22/FFT"),
 ])
 def test_bad_generators_fail_the_family_and_are_named(make, expected):
-    result = battery.run_battery(make(), "quick", bits=200_000, decks=20_000, small_decks=20_000)
+    result = battery.run_battery(make(), "quick", bits=200_000, decks=20_000, small_decks=20_000, draws=100_000)
     assert not result["passed"] and expected in result["failing"]
     message = battery.failure_message(result)
     assert expected in message and "adjusted p" in message
@@ -50,8 +52,14 @@ def test_bad_generators_fail_the_family_and_are_named(make, expected):
 
 def test_deck_source_skips_the_bit_battery():
     result = battery.run_battery(sources.NaiveShuffle(streams.stream(6, 0)), "quick", decks=20_000, small_decks=20_000)
-    assert result["sp800_22"] == {} and "gives no bits" in result["sp800_22_skipped"]
+    assert result["sp800_22"] == {} and "gives no bits" in result["sp800_22_skipped"] and result["draws"] == {}
     assert not result["passed"] and "cards/CardPosition" in result["failing"]
+
+
+def test_modulo_biased_scaling_fails_the_draw_tests():
+    source = sources.ModuloBiasedDeal(streams.stream(6, 1), word_bits=8)
+    result = battery.run_battery(source, "cards", decks=20_000, small_decks=20_000, draws=200_000)
+    assert "draws/DrawFrequency" in result["failing"] and "cards/CardPosition" in result["failing"]
 
 
 def test_second_level_over_many_sequences_reports_nist_uniformity():

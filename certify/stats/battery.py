@@ -1,10 +1,12 @@
 """The RNG batteries as one call: SP 800-22 on bit sequences, the card and shuffle tests on
-dealt decks, the section 4.2 second level and the family verdict. Returns plain data (a dict
+dealt decks, the draw tests on scaled integers, the section 4.2 second level and the family verdict. Returns plain data (a dict
 that is also the JSON written by ``certify rng``), so ``certify rng``, ``certify run``, the report
 and the pytest plugin all run and read the same thing.
 
 Data is drawn from the source in a fixed order: ``sequences`` x ``bits`` bits, then ``decks``
-52-card deals, then ``small_decks`` deals of a 4-card and of a 5-card deck. A source that only
+52-card deals, then ``small_decks`` deals of a 4-card and of a 5-card deck, then ``draws``
+integers in [0, 51] (``rng.bounded.integers``, or the source's own scaling when it has one, as the
+modulo-biased negative control does; a file of integers gives its values and declared range). A source that only
 deals decks (a file of decks, a broken shuffle) skips the bit battery; a file of 52-card decks
 has no 4- and 5-card decks, so its permutation test looks at the relative order of the first
 4 and 5 cards of each deal instead (equally uniform for a fair shuffle).
@@ -43,19 +45,20 @@ class Profile:
     bits: int          # bits per SP 800-22 sequence (0: no bit battery)
     sequences: int
     decks: int         # 52-card deals for the card battery (0: no card battery)
-    small_decks: int   # deals of 4- and of 5-card decks for the full permutation test
+    small_decks: int   # deals of 4- and 5-card decks for the full permutation test
+    draws: int         # scaled integers for the draw tests (0: none)
     description: str
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
-    Profile("quick", 1_000_000, 1, 100_000, 100_000,
-            "one 1,000,000-bit sequence and 100,000 deals: a CI smoke test (about 10 s)"),
-    Profile("standard", 1_000_000, 10, 200_000, 200_000,
-            "ten 1,000,000-bit sequences and 200,000 deals (the `certify rng` default)"),
-    Profile("lab", 1_000_000, 100, 1_000_000, 1_000_000,
-            "a hundred 1,000,000-bit sequences (SP 800-22 4.2 uniformity needs >= 55) and 1,000,000 deals"),
-    Profile("cards", 0, 0, 200_000, 200_000, "the card and shuffle battery only"),
-    Profile("bits", 1_000_000, 10, 0, 0, "the SP 800-22 battery only"),
+    Profile("quick", 1_000_000, 1, 100_000, 100_000, 1_000_000,
+            "one 1,000,000-bit sequence, 100,000 deals, 1,000,000 draws: a CI smoke test (about 10 s)"),
+    Profile("standard", 1_000_000, 10, 200_000, 200_000, 2_000_000,
+            "ten 1,000,000-bit sequences, 200,000 deals, 2,000,000 draws (the `certify rng` default)"),
+    Profile("lab", 1_000_000, 100, 1_000_000, 1_000_000, 10_000_000,
+            "a hundred 1,000,000-bit sequences (SP 800-22 4.2 uniformity needs >= 55), 1,000,000 deals"),
+    Profile("cards", 0, 0, 200_000, 200_000, 2_000_000, "the card, shuffle and draw batteries only"),
+    Profile("bits", 1_000_000, 10, 0, 0, 0, "the SP 800-22 battery only"),
 )}
 
 # The card battery: (name, function) in report order; Permutations4/5 are added from small decks.
@@ -74,14 +77,14 @@ CARD_TESTS: tuple[tuple[str, Callable[..., TestResult]], ...] = (
 
 
 def resolve_profile(profile: str | Profile = "standard", **overrides: int | None) -> Profile:
-    """A profile by name, with any of bits/sequences/decks/small_decks overridden (None: keep)."""
+    """A profile by name, with any of bits/sequences/decks/small_decks/draws overridden (None: keep)."""
     if isinstance(profile, str):
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}: expected one of {', '.join(PROFILES)}")
         profile = PROFILES[profile]
     changes = {k: v for k, v in overrides.items() if v is not None}
     for key, value in changes.items():
-        if key not in ("bits", "sequences", "decks", "small_decks"):
+        if key not in ("bits", "sequences", "decks", "small_decks", "draws"):
             raise ValueError(f"unknown profile field {key!r}")
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{key} must be a non-negative integer, got {value!r}")
@@ -188,6 +191,38 @@ def card_battery(source, n_decks: int, small_decks: int, alpha: float = 0.01,
 
 
 # ---------------------------------------------------------------------------------------------
+# Draw battery
+# ---------------------------------------------------------------------------------------------
+
+DRAW_RANGE = (0, 51)  # what a game scales to before it deals: a card index
+
+
+def draw_values(source, n: int) -> tuple[np.ndarray, int, int] | None:
+    """``n`` scaled integers from ``source`` and their range, or None when it has none to give."""
+    if hasattr(source, "low") and hasattr(source, "high") and hasattr(source, "integers"):
+        return source.integers(n), source.low, source.high  # a file of integers
+    low, high = DRAW_RANGE
+    if hasattr(source, "integers"):
+        return np.asarray(source.integers(high - low + 1, n)) + low, low, high  # the source's own scaling
+    if _gives_bits(source):
+        from rng.bounded import integers
+
+        return integers(source, high - low + 1, n) + low, low, high
+    return None
+
+
+def draw_battery(source, n_draws: int, alpha: float = 0.01) -> dict[str, dict[str, Any]]:
+    """The draw tests (``certify.stats.draws``) on ``n_draws`` scaled integers, if the source has them."""
+    from certify.stats.draws import DRAW_TESTS
+
+    drawn = draw_values(source, n_draws)
+    if drawn is None:
+        return {}
+    values, low, high = drawn
+    return {name: test(values, low, high, alpha).to_dict() for name, test in DRAW_TESTS}
+
+
+# ---------------------------------------------------------------------------------------------
 # Sources by name (the CLI and the plugin)
 # ---------------------------------------------------------------------------------------------
 
@@ -227,8 +262,13 @@ def available_bits(source) -> int | None:
         return 8 * (source.size - source.offset)
     if hasattr(source, "bits") and hasattr(source, "position"):
         return len(source.bits) - source.position
-    if hasattr(source, "values") and hasattr(source, "bits_per_value"):
-        return (len(source.values) - source.position) * (source.bits_per_value or 0)
+    return None
+
+
+def available_draws(source) -> int | None:
+    """How many integers a file of integers still holds (None: not such a file)."""
+    if hasattr(source, "values") and hasattr(source, "low") and hasattr(source, "high"):
+        return len(source.values) - source.position
     return None
 
 
@@ -256,7 +296,7 @@ def _gives_bits(source) -> bool:
 
 def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0.01, jobs: int = 1,
                 bits: int | None = None, sequences: int | None = None, decks: int | None = None,
-                small_decks: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
+                small_decks: int | None = None, draws: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the batteries of ``profile`` on ``source``; return the plain-data result (module docstring).
 
@@ -265,7 +305,8 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks)
+    chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,
+                             draws=draws)
     started = time.perf_counter()
     bit_results: dict[str, dict[str, Any]] = {}
     bits_skipped = None
@@ -276,14 +317,16 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
             bits_skipped = f"{_name(source)} deals decks and gives no bits"
     card_results = card_battery(source, chosen.decks, chosen.small_decks, alpha, progress, cards_per_deal) \
         if chosen.decks else {}
+    draw_results = draw_battery(source, chosen.draws, alpha) if chosen.draws else {}
 
     members: dict[str, float] = {}
     for name, entry in bit_results.items():
         if entry["member_pvalue"] is not None:
             members[f"SP800-22/{name}"] = entry["member_pvalue"]
-    for name, entry in card_results.items():
-        if entry["applicable"]:
-            members[f"cards/{name}"] = entry["pvalue"]
+    for battery_name, results in (("cards", card_results), ("draws", draw_results)):
+        for name, entry in results.items():
+            if entry["applicable"]:
+                members[f"{battery_name}/{name}"] = entry["pvalue"]
     if not members:
         raise ValueError("no applicable test: give more bits or more decks")
     family = holm(members, alpha)
@@ -295,6 +338,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
         "sp800_22": bit_results,
         "sp800_22_skipped": bits_skipped,
         "cards": card_results,
+        "draws": draw_results,
         "family": family.to_dict(),
         "passed": family.passed,
         "failing": family.failing,
@@ -326,13 +370,14 @@ def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                      "nist_ok": entry["nist_second_level_ok"], "min_p": min_p,
                      "member_p": entry["member_pvalue"], "adjusted_p": member["adjusted"] if member else None,
                      "verdict": _verdict(member)})
-    for name, entry in result["cards"].items():
-        member = adjusted.get(f"cards/{name}")
-        rows.append({"battery": "cards", "test": name, "series": max(1, len(entry["pvalues"])),
-                     "sample": f"{entry['n']:,} deals", "proportion": "-", "uniformity": None,
-                     "nist_ok": None, "min_p": min(entry["pvalues"]) if entry["pvalues"] else None,
-                     "member_p": entry["pvalue"], "adjusted_p": member["adjusted"] if member else None,
-                     "verdict": _verdict(member)})
+    for battery_name, unit in (("cards", "deals"), ("draws", "draws")):
+        for name, entry in result.get(battery_name, {}).items():
+            member = adjusted.get(f"{battery_name}/{name}")
+            rows.append({"battery": battery_name, "test": name, "series": max(1, len(entry["pvalues"])),
+                         "sample": f"{entry['n']:,} {unit}", "proportion": "-", "uniformity": None,
+                         "nist_ok": None, "min_p": min(entry["pvalues"]) if entry["pvalues"] else None,
+                         "member_p": entry["pvalue"], "adjusted_p": member["adjusted"] if member else None,
+                         "verdict": _verdict(member)})
     return rows
 
 
@@ -351,7 +396,7 @@ def failure_message(result: dict[str, Any]) -> str:
         if not member["rejected"]:
             continue
         battery, name = member["name"].split("/", 1)
-        entry = result["cards"][name] if battery == "cards" else result["sp800_22"][name]
+        entry = result["sp800_22"][name] if battery == "SP800-22" else result[battery][name]
         what = entry.get("looked_at") or f"{entry.get('applicable_sequences')} sequences"
         lines.append(f"  {member['name']}: adjusted p = {member['adjusted']:.3g} ({what})")
     return "\n".join(lines)
