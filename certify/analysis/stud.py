@@ -343,9 +343,23 @@ class DealerCounts:
 def dealer_counts(qualify_value: int, reps: np.ndarray | None = None,
                   weights: np.ndarray | None = None) -> DealerCounts:
     """Count dealer outcomes for every player class (or for the given player hands) and up card."""
-    t = _tables()
     if reps is None:
-        reps, weights = t.reps, t.weights
+        return _all_classes_dealer_counts(qualify_value)
+    return _count(qualify_value, reps, weights)
+
+
+@lru_cache(maxsize=2)
+def _all_classes_dealer_counts(qualify_value: int) -> DealerCounts:
+    """The full-cycle counts, kept per process (read-only): specs sharing a qualifier share them."""
+    t = _tables()
+    dc = _count(qualify_value, t.reps, t.weights)
+    for array in (dc.reps, dc.weights, dc.values, dc.counts):
+        array.flags.writeable = False
+    return dc
+
+
+def _count(qualify_value: int, reps: np.ndarray, weights: np.ndarray | None) -> DealerCounts:
+    t = _tables()
     reps = np.ascontiguousarray(np.sort(np.asarray(reps, dtype=np.int64), axis=1))
     if weights is None:
         weights = np.ones(len(reps), np.int64)
@@ -511,8 +525,22 @@ def main_game_sheets(rules: StudRules, dc: DealerCounts) -> list[WagerSheet]:
     return sheets
 
 
+_SHEETS: dict[str, ParSheet] = {}  # per process, keyed by the spec's full content
+
+
 def stud_par_sheet(spec: Any) -> ParSheet:
-    """The exact PAR sheet of a stud spec: main game (optimal, and the spec's strategy), progressive."""
+    """The exact PAR sheet of a stud spec: main game (optimal, and the spec's strategy), progressive.
+
+    Computed once per process for a given spec content (a ParSheet is immutable)."""
+    key = spec.model_dump_json()
+    if key not in _SHEETS:
+        if len(_SHEETS) >= 8:
+            _SHEETS.pop(next(iter(_SHEETS)))
+        _SHEETS[key] = _compute_par_sheet(spec)
+    return _SHEETS[key]
+
+
+def _compute_par_sheet(spec: Any) -> ParSheet:
     from certify.analysis.frequencies import frequency_sets
 
     rules = stud_rules(spec)
