@@ -60,6 +60,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    PlainSerializer,
     Field,
     TypeAdapter,
     ValidationError,
@@ -171,7 +172,9 @@ def _rank(value: Any) -> int:
 Money = Annotated[Decimal, BeforeValidator(_money)]
 Odds = Annotated[Decimal, BeforeValidator(_odds)]
 Multiple = Annotated[Decimal, BeforeValidator(_positive)]
-Rank = Annotated[int, BeforeValidator(_rank)]
+RANK_TEXT = "23456789TJQKA"
+# Ranks are ints 0..12 in the model and rank tokens in a dump, so a dumped spec validates again.
+Rank = Annotated[int, BeforeValidator(_rank), PlainSerializer(lambda r: RANK_TEXT[r], return_type=str)]
 HandKey = Literal[
     "high_card", "pair", "two_pair", "trips", "straight",
     "flush", "full_house", "quads", "straight_flush", "royal_flush",
@@ -190,7 +193,11 @@ def _lose_or_odds(value: Any) -> Any:
     return _odds(value)
 
 
-PayEntry = Annotated[Decimal | None, BeforeValidator(_lose_or_odds)]
+def _lose_text(value: Any) -> Any:
+    return "lose" if value is None else value
+
+
+PayEntry = Annotated[Decimal | None, BeforeValidator(_lose_or_odds), PlainSerializer(_lose_text)]
 
 
 class PayTable(Model):
@@ -336,7 +343,7 @@ def _progressive_entry(value: Any) -> Any:
     return value
 
 
-ProgEntry = Annotated[ProgressiveEntry | None, BeforeValidator(_progressive_entry)]
+ProgEntry = Annotated[ProgressiveEntry | None, BeforeValidator(_progressive_entry), PlainSerializer(_lose_text)]
 
 
 class ProgressivePayTable(Model):

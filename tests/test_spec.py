@@ -142,3 +142,15 @@ def test_spec_command(tmp_path):
     run = CliRunner().invoke(cli, ["spec", str(bad)])
     assert run.exit_code == 2
     assert f"{bad}:" in run.output and "seats: Input should be greater than or equal to 1" in run.output
+
+
+@pytest.mark.parametrize("mode", ["json", "python"])
+def test_dumped_spec_validates_to_the_same_spec(mode):
+    """Other stages mutate a dumped spec (seeded faults) and validate it again."""
+    for name in SHIPPED:
+        spec = load_spec(name)
+        data = spec.model_dump(mode=mode, by_alias=True)
+        assert type(spec).model_validate(data) == spec
+    dumped = load_spec("caribbean_stud").model_dump(mode="json")
+    assert dumped["dealer"]["qualifies"]["ranks"] == ["A", "K"]
+    assert dumped["progressive"]["pays"]["pair"] == "lose"
