@@ -72,6 +72,7 @@ def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
         try:  # write beside the target, then rename: never a half-written file
             with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
                 tmp.write(text + "\n")
+            os.chmod(tmp.name, 0o644)  # a report file, not a secret (the temp file was 0600)
             os.replace(tmp.name, json_path)
         except OSError as exc:
             raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
