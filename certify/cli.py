@@ -69,12 +69,16 @@ def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
     if json_path:
         text = json.dumps(sheet.to_dict(), indent=2)
         folder = os.path.dirname(os.path.abspath(json_path))
+        tmp_name = None
         try:  # write beside the target, then rename: never a half-written file
             with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
+                tmp_name = tmp.name
                 tmp.write(text + "\n")
-            os.chmod(tmp.name, 0o644)  # a report file, not a secret (the temp file was 0600)
-            os.replace(tmp.name, json_path)
+            os.chmod(tmp_name, 0o644)  # a report file, not a secret (the temp file was 0600)
+            os.replace(tmp_name, json_path)
         except OSError as exc:
+            if tmp_name and os.path.exists(tmp_name):
+                os.unlink(tmp_name)
             raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
         click.echo(f"wrote {json_path}")
 
