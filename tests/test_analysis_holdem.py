@@ -137,6 +137,22 @@ def test_spec_strategy_counts_match_the_engine_strategy_played_out(small):
     assert strict.rule_counts[:, 1:].sum() < small.rule_counts[:, 1:].sum()
 
 
+def test_street_profile_counts_every_board_and_bet(small):
+    decisions = hb.hole_decisions(rules(flop=1), small)  # every hole played
+    rows = hb.street_profile(small, decisions)
+    n = len(SMALL_DECK)
+    turns = [r for r in rows if r["street"] == "Turn"]
+    rivers = [r for r in rows if r["street"] == "River"]
+    assert sum(r["boards"] for r in turns) == len(small.holes) * comb(n - 2, 3)
+    assert sum(r["boards"] for r in rivers) == len(small.holes) * comb(n - 2, 4)
+    # every flop leads to the same number of deals, so the bets made add up to the Turn-bet deals
+    per_flop = small.deals_per_hole // comb(n - 2, 3)
+    per_four = small.deals_per_hole // comb(n - 2, 4)
+    assert sum(r["bets"] for r in turns) * per_flop == small.counts[:, 2:].sum()
+    assert sum(r["bets"] for r in rivers) * per_four == small.counts[:, 1].sum() + small.counts[:, 3].sum()
+    assert all(0 <= r["bet_rate"] <= 1 for r in rows)
+
+
 def test_optimal_play_beats_the_spec_strategy(small):
     r = rules()
     spec = load_spec("texas_holdem_bonus_2x").strategy

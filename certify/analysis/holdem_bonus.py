@@ -159,6 +159,7 @@ class DecisionCounts:
     deals_per_hole: int
     seconds: float
     rule_counts: np.ndarray | None = None
+    profile: np.ndarray | None = None  # [hole, street (Turn, River), category so far, (seen, bets)]
 
 
 def deals_per_hole(deck_size: int) -> int:
@@ -188,8 +189,8 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
     codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category),
                                   max(1, min(256, len(boards) // 64)))
     del boards
-    counts = kernel.optimal_counts(codes, reps, len(deck), win_pays.numerator, win_pays.denominator,
-                                   0 if bet_when_indifferent else 1)
+    counts, profile = kernel.optimal_counts(codes, reps, deck_array, win_pays.numerator,
+                                            win_pays.denominator, 0 if bet_when_indifferent else 1)
     rule_counts = None
     if rule is not None:
         rule_counts = kernel.rule_counts(codes, reps, deck_array, rule.turn_category, rule.river_category,
@@ -197,7 +198,7 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
     del codes
     return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
                           names=tuple(names), counts=counts, deals_per_hole=deals_per_hole(len(deck)),
-                          seconds=time.perf_counter() - start, rule_counts=rule_counts)
+                          seconds=time.perf_counter() - start, rule_counts=rule_counts, profile=profile)
 
 
 @lru_cache(maxsize=4)
@@ -292,6 +293,9 @@ def main_game_sheet(rules: HoldemRules, dc: DecisionCounts, name: str = "main ga
                     f"{spec_strategy.river_bet_at_least} or better, when a hole card plays")
     chart = [f"Flop bet made on {float(play_rate):.6f} of deals; Turn bet on {float(turn_rate):.6f}, "
              f"River bet on {float(river_rate):.6f} of all deals"]
+    if spec_strategy is None and dc.profile is not None:
+        chart += [f"{row['street']} bet with {row['hand']} so far: {row['share_of_boards']:.4f} of "
+                  f"boards, bet on {row['bet_rate']:.4f}" for row in street_profile(dc, decisions)]
     chart += preflop_grid(decisions)
     table = [{"hand": d.name, "combinations": d.weight, "ev_play": float(d.ev_play),
               "ev_play_exact": str(d.ev_play), "decision": "play" if d.play else "fold",
@@ -302,6 +306,28 @@ def main_game_sheet(rules: HoldemRules, dc: DecisionCounts, name: str = "main ga
                   f"took {dc.seconds:.0f} s")
     return WagerSheet.from_combinations(name, events, strategy=strategy, strategy_table=table,
                                         strategy_chart=chart, notes=(cycle_note,))
+
+
+def street_profile(dc: DecisionCounts, decisions: list[HoleDecision]) -> list[dict[str, Any]]:
+    """How often the optimal Turn / River bet is made, by the player's hand category so far,
+    over the hands that make the Flop bet (every flop / 4-card board equally likely)."""
+    from certify.hands import CATEGORY_NAMES
+
+    rows = []
+    for street, label in ((0, "Turn"), (1, "River")):
+        seen = [0] * len(CATEGORY_NAMES)
+        bets = [0] * len(CATEGORY_NAMES)
+        for h, d in enumerate(decisions):
+            if d.play:
+                for c in range(len(CATEGORY_NAMES)):
+                    seen[c] += int(dc.profile[h, street, c, 0]) * d.weight
+                    bets[c] += int(dc.profile[h, street, c, 1]) * d.weight
+        total = sum(seen)
+        for c, name in enumerate(CATEGORY_NAMES):
+            if seen[c]:
+                rows.append({"street": label, "hand": name, "share_of_boards": seen[c] / total,
+                             "bet_rate": bets[c] / seen[c], "boards": seen[c], "bets": bets[c]})
+    return rows
 
 
 def preflop_grid(decisions: list[HoleDecision]) -> list[str]:
@@ -409,6 +435,7 @@ def par_sheet(spec: Any) -> ParSheet:
     optimal_folds = sorted(d.name for d in hole_decisions(rules, dc) if not d.play)
     frequencies = {
         "optimal_preflop_folds": optimal_folds,
+        "optimal_street_bets": street_profile(dc, hole_decisions(rules, dc)),
         "optimal_play_rate": float(1 - main.rows[0].probability),
         "spec_strategy_play_rate": float(1 - as_spec.rows[0].probability),
     }

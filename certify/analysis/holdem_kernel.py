@@ -277,21 +277,74 @@ def _rest_of_deck(reps, r, n):
     return to_deck
 
 
+@njit(cache=True)
+def _best_of_six(c0, c1, c2, c3, c4, c5):
+    best = eval5_nb(c1, c2, c3, c4, c5)
+    best = max(best, eval5_nb(c0, c2, c3, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c3, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c2, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c2, c3, c5))
+    return max(best, eval5_nb(c0, c1, c2, c3, c4))
+
+
+@njit(cache=True)
+def street_categories(deck, h0, h1, to_deck, binom):
+    """The player's hand category with each flop (hole + 3 cards) and each 4-card board (best five
+    of six), indexed by the boards' rep-space colex ranks."""
+    m = to_deck.size
+    flop_category = np.empty(binom[m, 3], dtype=np.int8)
+    turn_category = np.empty(binom[m, 4], dtype=np.int8)
+    for i2 in range(2, m):
+        c2 = deck[to_deck[i2]]
+        for i1 in range(1, i2):
+            c1 = deck[to_deck[i1]]
+            for i0 in range(i1):
+                flop_category[_rank3(i0, i1, i2, binom)] = eval5_nb(h0, h1, deck[to_deck[i0]], c1, c2) >> 20
+    for i3 in range(3, m):
+        c3 = deck[to_deck[i3]]
+        for i2 in range(2, i3):
+            c2 = deck[to_deck[i2]]
+            for i1 in range(1, i2):
+                c1 = deck[to_deck[i1]]
+                for i0 in range(i1):
+                    turn_category[_rank4(i0, i1, i2, i3, binom)] = \
+                        _best_of_six(h0, h1, deck[to_deck[i0]], c1, c2, c3) >> 20
+    return flop_category, turn_category
+
+
+@njit(cache=True)
+def _profile(flop_category, turn_category, turn_bet3, river_bet4, out):
+    """out[street, category, 0] += situations, out[street, category, 1] += bets made
+    (street 0: Turn bet, seen the flop; street 1: River bet, seen the turn)."""
+    for k in range(flop_category.size):
+        out[0, flop_category[k], 0] += 1
+        out[0, flop_category[k], 1] += turn_bet3[k]
+    for k in range(turn_category.size):
+        out[1, turn_category[k], 0] += 1
+        out[1, turn_category[k], 1] += river_bet4[k]
+
+
+N_CATEGORIES = 10
+
+
 @njit(cache=True, parallel=True)
-def optimal_counts(codes, reps, n, win_num, win_den, min_net=1):
+def optimal_counts(codes, reps, deck, win_num, win_den, min_net=1):
     """Per representative hole, deals in each (bet pattern, result) cell under the optimal decisions.
 
-    ``codes`` comes from ``showdown_codes`` over ``all_boards(n)``; winning raises pay
+    ``codes`` comes from ``showdown_codes`` over ``all_boards(deck.size)``; winning raises pay
     win_num / win_den to 1. River bet iff (win_num * wins - win_den * losses) summed over river and
     dealer hole is >= min_net; Turn bet iff the same sum over turn, river and dealer hole is >= min_net.
     min_net=1 bets only when it gains; min_net=0 also bets when indifferent (the same EV).
     Returns ``counts`` of shape (R, 4, 4): [hole, 2 * turn_bet + river_bet, WIN_STRONG / WIN_WEAK /
-    TIE / LOSE], each cell a number of (flop, turn, river, dealer hole) deals.
+    TIE / LOSE], each cell a number of (flop, turn, river, dealer hole) deals; and ``profile``
+    (R, 2, 10, 2): per street (Turn, River) and the player's category so far, [boards seen, bets].
     """
+    n = deck.size
     binom = _binomials(n)
     m = n - 2
     dealer_holes = (m - 5) * (m - 6) // 2
     counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
+    profile = np.zeros((reps.shape[0], 2, N_CATEGORIES, 2), dtype=np.int64)
     for r in prange(reps.shape[0]):
         to_deck = _rest_of_deck(reps, r, n)
         river_net = np.zeros(binom[m, 4], dtype=np.int64)
@@ -303,7 +356,11 @@ def optimal_counts(codes, reps, n, win_num, win_den, min_net=1):
         local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
         _hole_counts(row, to_deck, binom, dealer_holes, river_bet4, turn_bet3, local)
         counts[r] = local
-    return counts
+        flop_category, turn_category = street_categories(deck, deck[reps[r, 0]], deck[reps[r, 1]], to_deck, binom)
+        local_profile = np.zeros((2, N_CATEGORIES, 2), dtype=np.int64)
+        _profile(flop_category, turn_category, turn_bet3, river_bet4, local_profile)
+        profile[r] = local_profile
+    return counts, profile
 
 
 @njit(cache=True)
@@ -321,46 +378,37 @@ def hole_plays_rule(h0, h1, board, category, straight_category):
 
 
 @njit(cache=True)
-def _best_of_six(c0, c1, c2, c3, c4, c5):
-    best = eval5_nb(c1, c2, c3, c4, c5)
-    best = max(best, eval5_nb(c0, c2, c3, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c3, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c2, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c2, c3, c5))
-    return max(best, eval5_nb(c0, c1, c2, c3, c4))
-
-
-@njit(cache=True)
 def rule_decisions(deck, h0, h1, to_deck, binom, turn_category, river_category, straight_category):
     """The spec strategy's Turn bet per flop and River bet per 4-card board (rep-space ranks)."""
     m = to_deck.size
+    flop_category, four_category = street_categories(deck, h0, h1, to_deck, binom)
     turn_bet3 = np.zeros(binom[m, 3], dtype=np.int64)
     river_bet4 = np.zeros(binom[m, 4], dtype=np.int64)
     board = np.empty(4, dtype=np.int64)
     for i2 in range(2, m):
         for i1 in range(1, i2):
             for i0 in range(i1):
+                k = _rank3(i0, i1, i2, binom)
                 board[0], board[1], board[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
-                category = eval5_nb(h0, h1, board[0], board[1], board[2]) >> 20
-                if category >= turn_category and hole_plays_rule(h0, h1, board[:3], category,
-                                                                 straight_category):
-                    turn_bet3[_rank3(i0, i1, i2, binom)] = 1
+                if flop_category[k] >= turn_category and hole_plays_rule(h0, h1, board[:3], flop_category[k],
+                                                                        straight_category):
+                    turn_bet3[k] = 1
     for i3 in range(3, m):
         for i2 in range(2, i3):
             for i1 in range(1, i2):
                 for i0 in range(i1):
+                    k = _rank4(i0, i1, i2, i3, binom)
                     board[0], board[1] = deck[to_deck[i0]], deck[to_deck[i1]]
                     board[2], board[3] = deck[to_deck[i2]], deck[to_deck[i3]]
-                    category = _best_of_six(h0, h1, board[0], board[1], board[2], board[3]) >> 20
-                    if category >= river_category and hole_plays_rule(h0, h1, board, category,
-                                                                      straight_category):
-                        river_bet4[_rank4(i0, i1, i2, i3, binom)] = 1
+                    if four_category[k] >= river_category and hole_plays_rule(h0, h1, board, four_category[k],
+                                                                             straight_category):
+                        river_bet4[k] = 1
     return turn_bet3, river_bet4
 
 
 @njit(cache=True, parallel=True)
 def rule_counts(codes, reps, deck, turn_category, river_category, straight_category):
-    """As ``optimal_counts``, with the spec strategy's Turn / River decisions instead."""
+    """As ``optimal_counts`` (counts only), with the spec strategy's Turn / River decisions."""
     n = deck.size
     binom = _binomials(n)
     m = n - 2
