@@ -3,7 +3,6 @@ Python, and the exact probability tables against brute-force enumeration."""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
