@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -28,7 +29,8 @@ from numba import njit
 from certify import hands
 
 # spec name -> family; other analyses add their specs here.
-SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online"]
+SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
+         "texas_holdem_bonus", "texas_holdem_bonus_2x"]
 
 HOLE_INDEX = np.array(list(combinations(range(46), 4)), dtype=np.int64)
 
@@ -157,6 +159,12 @@ def main() -> None:
             print(f"  eval7, every player hand: {eval7_full:,.0f} s = {eval7_full / 86400:,.0f} days "
                   f"extrapolated (ratio {eval7_full / ours:,.0f}x)")
     mulligan_baseline([r for r in results if r["spec"].startswith("five_card_mulligan")])
+    holdem_times = [r["seconds"] for r in results if r["spec"].startswith("texas_holdem_bonus")]
+    if holdem_times:  # Hold'em Bonus: brute force over dealer holes, see bench/analysis_holdem.py
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from analysis_holdem import baseline as holdem_baseline, report as holdem_report
+
+        print("\n" + "\n".join(holdem_report(min(holdem_times), holdem_baseline())))
 
 
 def mulligan_baseline(results: list[dict], rounds: int = 2_000_000) -> None:

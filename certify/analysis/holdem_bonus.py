@@ -17,10 +17,17 @@ How (see ``holdem_kernel`` for the loops):
   ``win_pays * wins > losses`` over the river card and dealer hole, given the hole and the four
   board cards; Turn bet iff the same holds over turn, river and dealer hole given the flop. Preflop,
   make the Flop bet iff the hole's expected result with those decisions beats losing the Ante.
+  A bet worth exactly zero is not made (``bet_when_indifferent`` makes it: same edge, more variance;
+  that convention, with the fold row left out of the second moment, reproduces the standard
+  deviation Wizard of Odds prints).
+* The same counts under the spec's own strategy (its preflop fold list, Turn/River bet with a
+  category or better when a hole card plays) give the wager ``main game (spec strategy)``: the table
+  a simulation of the engine is tallied against.
 
 Everything depends on the spec only through: the Flop/Turn/River multiples, ``win_pays``, the Ante's
-minimum category and odds (the rules), and the Bonus pay table. The showdown counts (the heavy part)
-depend only on the Ante's category and ``win_pays``, so the 1x and 2x specs share them.
+minimum category and odds (the rules), the spec strategy, and the Bonus pay table. The showdown
+counts (the heavy part) depend only on the Ante's category and ``win_pays``, so the 1x and 2x specs
+share them within a process.
 
 The Bonus side bet is counted over player hole x dealer hole: C(52,2) * C(50,2) = 1,624,350.
 """
