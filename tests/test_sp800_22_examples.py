@@ -328,3 +328,18 @@ def test_appendix_b_e(e_bits):
     assert [r6(p) for p in res["Serial"].pvalues] == [0.766182, 0.462921]
     assert r6(nist.linear_complexity(e_bits, probabilities="nist").pvalue) == 0.826335
     assert r6(res["LinearComplexity"].pvalue) == 0.826202  # exact class probabilities
+
+
+def test_fft_constants_are_rev_1a(e_bits):
+    # Rev. 1a changed the 2001 original's threshold T = sqrt(3n) to sqrt(ln(1/0.05) n) and the
+    # variance n(.95)(.05)/2 to n(.95)(.05)/4. Appendix B's 0.847187 for e needs both Rev. 1a
+    # constants (the only ones we implement): the original's give 0.443864.
+    n = e_bits.size
+    moduli = np.abs(np.fft.rfft(2.0 * e_bits - 1))[: n // 2]
+    assert fft_threshold(n) == pytest.approx(math.sqrt(math.log(20) * n))
+    n1 = int(np.count_nonzero(moduli < fft_threshold(n)))
+    assert n1 == nist.fft(e_bits).details["N1"] == 475_021
+    assert r6(fft_pvalue(n, n1)[1]) == 0.847187
+    n1_original = int(np.count_nonzero(moduli < math.sqrt(3 * n)))
+    d_original = (n1_original - 0.95 * n / 2) / math.sqrt(n * 0.95 * 0.05 / 2)
+    assert r6(special.erfc(abs(d_original) / math.sqrt(2))) == 0.443864
