@@ -180,7 +180,7 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
         n_jobs = jobs or min(2, os.cpu_count() or 1)
         result = battery.run_battery(source, profile, alpha=alpha, jobs=n_jobs, bits=bits, sequences=sequences,
                                      decks=decks, small_decks=small_decks, draws=draws, cards_per_deal=cards_per_deal,
-                                     source_label=label)
+                                     source_label=label, progress=_stderr_progress())
     except (ValueError, RandomSourceError, OSError) as exc:
         raise CertifyError(str(exc)) from exc
     _print_rng_table(result)
@@ -192,6 +192,13 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
         click.echo(f"wrote {json_path}")
     if not result["passed"]:
         sys.exit(1)
+
+
+def _stderr_progress():
+    """Progress lines on stderr when it is a terminal (never mixed into piped output)."""
+    if not sys.stderr.isatty():
+        return None
+    return lambda message: click.echo(f"  {message}", err=True)
 
 
 def _print_rng_table(result) -> None:

@@ -115,7 +115,9 @@ def test_partial_deals_use_the_column_sum_part():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("test,k", [(cards.card_position, 52), (cards.card_position, 9), (cards.suit_by_position, 52),
-                                    (cards.rank_by_position, 20), (cards.serial_independence, 52), (cards.runs, 52)])
+                                    (cards.rank_by_position, 20), (cards.serial_independence, 52), (cards.runs, 52),
+                                    (cards.gaps, 52), (cards.coupon_collector, 52), (cards.coupon_collector, 30),
+                                    (cards.poker, 5)])
 def test_null_distribution_is_uniform(test, k):
     pvalues = [test(fair_deals(2_000, k, seed=1000 + i)).pvalues[0] for i in range(300)]
     assert stats.kstest(pvalues, "uniform").pvalue > 1e-3
