@@ -93,3 +93,9 @@ def test_json_is_written_atomically(tmp_path):
         battery.write_json_atomic(target, {"bad": object()})
     assert json.loads(target.read_text()) == {"x": "inf", "y": 3}  # the old file survives
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temporary left behind
+
+
+def test_two_processes_give_the_same_p_values_as_one():
+    one = battery.sp800_22_battery(streams.stream(12, 0), 20_000, 2, jobs=1)
+    two = battery.sp800_22_battery(streams.stream(12, 0), 20_000, 2, jobs=2)
+    assert {k: v["pvalues"] for k, v in one.items()} == {k: v["pvalues"] for k, v in two.items()}
