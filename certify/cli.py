@@ -132,14 +132,14 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
               help="cards per line of a decks file (the first cards of a 52-card deck)")
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="processes for the SP 800-22 sequences [all cores]")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="processes for the SP 800-22 sequences [2, or 1 on one core]")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, help="write every p-value as JSON")
 def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks, draws,
         cards_per_deal, seed, alpha, jobs, json_path) -> None:
     """Test an RNG: NIST SP 800-22 on its bits, card and shuffle tests on its deals, draw tests on
     its scaled integers (a file of integers gets the draw tests only).
 
-    The verdict is Holm-Bonferroni over every test of both batteries at --alpha (the SP 800-22
+    The verdict is Holm-Bonferroni over every test of the three batteries at --alpha (the SP 800-22
     4.2 proportion and uniformity figures are shown beside it). Exit 0 when everything passes,
     1 when a test fails, 2 on a usage or input error (nothing is written then)."""
     import os
