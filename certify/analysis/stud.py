@@ -41,7 +41,6 @@ from certify.analysis.frequencies import class_values, five_card_category_counts
 from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
 from certify.cards import RANK_NAMES
 
-N_CARDS = 52
 DEALER_HOLE = comb(46, 4)  # 163,185 dealer hands for a given player hand and up card
 CYCLE = comb(52, 5) * 47 * DEALER_HOLE
 
@@ -433,7 +432,7 @@ def _rank_pattern(reps: np.ndarray) -> np.ndarray:
 
 def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray) -> tuple[list, list]:
     """The strategy the computation derived: per category, and per (hand ranks, up card rank) for
-    every category where the decision is not the same for all hands."""
+    every category where the decision is not the same for all hands (hands ever bet)."""
     w = dc.weights[:, None]
     valid = dc.counts[:, :, 0] >= 0
     bet_w = bet.astype(np.int64) * w
@@ -450,8 +449,8 @@ def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray)
             mixed.append(c)
     if not mixed:
         return table, chart
-    chart.append("  hand ranks, then the decision by the dealer's up card "
-                 "(B bet always, . fold always, ~ depends on suits):")
+    chart.append("  where it depends on the hand: its ranks, then the decision by the dealer's up card "
+                 "(B bet always, . fold always, ~ depends on suits; hands not listed always fold):")
     chart.append("  " + " " * 15 + " ".join(RANK_NAMES[r].rjust(2) for r in range(13)))
     up_rank = np.arange(52) >> 2
     patterns = _rank_pattern(dc.reps)
@@ -464,8 +463,8 @@ def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray)
             rows = patterns[sel] == pattern
             b = by_rank_bet[rows].sum(axis=0)
             n = by_rank_all[rows].sum(axis=0)
-            if b.sum() == 0 or b.sum() == n.sum():
-                continue  # uniform: covered by the per-category line
+            if b.sum() == 0:
+                continue  # never bet: the "not listed" hands
             marks = ["B" if bi == ni else "." if bi == 0 else "~" for bi, ni in zip(b, n)]
             chart.append(f"  {pattern:<15}" + " ".join(m.rjust(2) for m in marks))
             for r in range(13):
