@@ -58,7 +58,7 @@ _SHOWN_RANKS = (5, 4, 3, 3, 1, 5, 2, 2, 1, 0)
 DECISION_SAMPLES = 20
 REFINE_SAMPLES = 3000
 EVALUATION_SAMPLES = 150
-MIN_CLASS_SAMPLES = 100  # so that both strata (dealer stood / redrew) are sampled in every class
+MIN_STRATUM_SAMPLES = 30  # expected scenarios in the rarer stratum (dealer stood / redrew) per class
 CHART_VALUES = 12  # hand values shown on either side of the threshold
 REFINE_VALUES = 30  # hand values refined on either side of the decision pass's threshold
 
@@ -206,7 +206,7 @@ def estimates(rules: MulliganRules, cls: Classes, joint: np.ndarray) -> Estimate
     p_s_lose = 1 - p_ns - p_s_win - p_s_tie
     stood, redrew = joint[:, 0], joint[:, 1]
     n_s, n_ns = stood.sum(axis=(1, 2)), redrew.sum(axis=(1, 2))
-    if (n_ns == 0).any() or ((n_s == 0) & (p_ns < 1)).any():
+    if ((n_ns == 0) & (p_ns > 0)).any() or ((n_s == 0) & (p_ns < 1)).any():
         raise ParError("mulligan simulation: a class got no scenario in a stratum; raise the budget")
     # standing: exact where the dealer stood, the conditional frequencies where he redrew
     q, qv = _freq_and_var(redrew.sum(axis=2), n_ns)
@@ -243,7 +243,10 @@ def simulate(rules: MulliganRules, cls: Classes, per_hand: int, seed: int, strea
              select: np.ndarray | None = None) -> np.ndarray:
     """Joint tallies (n, 2, 3, 12) from ``per_hand`` x class size scenarios per class (zero for
     classes not selected)."""
-    samples = np.maximum(cls.weights * int(per_hand), MIN_CLASS_SAMPLES)
+    p_ns = cls.first[:, 0] / FIRST_HANDS
+    rarer = np.minimum(p_ns, 1 - p_ns)  # a stratum of probability zero needs no scenario
+    floor = np.where(rarer > 0, np.ceil(MIN_STRATUM_SAMPLES / np.where(rarer > 0, rarer, 1)), 1)
+    samples = np.maximum(cls.weights * int(per_hand), floor.astype(np.int64))
     if select is not None:
         samples = np.where(select, samples, 0)
     return mk.simulate_classes(cls.reps, cls.values, samples.astype(np.int64), rules.stands_value,
