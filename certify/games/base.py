@@ -180,6 +180,10 @@ class Round:
             self._reject(attempt, f"{spec_wager} {amount} is outside the table limits "
                                   f"{limit.min}-{limit.max}", **data)
 
+    def transcript(self) -> str:
+        """The round as readable lines, one event per line (for reports and failing tests)."""
+        return "\n".join(str(e) for e in self._events)
+
     def void_seat(self, seat: int, reason: str) -> None:
         """The table refuses a seat's play (an illegal wager or action): its wagers are returned."""
         s = self._seat("void_seat", seat=seat, reason=reason)

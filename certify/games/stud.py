@@ -20,7 +20,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Iterable, Sequence
 
-from certify.cards import card_str
 from certify.hands import CATEGORY_NAMES, Category, category_of, rank_hand
 from certify.games.base import ZERO, IllegalAction, Round, cents_down, make_event, money, replay
 
@@ -345,8 +344,3 @@ def play_round(spec, deck: Sequence[int], strategy, antes: Sequence, progressive
             rnd.act(seat=i, action=strategy.decide(rnd.view(i)))
     return rnd
 
-
-def describe(rnd: StudRound) -> str:
-    """A readable transcript of a round (for reports)."""
-    return "\n".join(str(e) for e in rnd.events) + (f"\ndealer up card {card_str(rnd.dealer[rnd.spec.dealer.up_card_index])}"
-                                                     if len(rnd.dealer) == rnd.spec.hand_size else "")
