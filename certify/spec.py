@@ -15,7 +15,8 @@ The model (pydantic v2, unknown fields refused everywhere):
   wagers: {wager name: {min, max}} for the wagers a player chooses the size of
       (stud: ante, progressive; mulligan: ante, bonus; hold'em bonus: ante, bonus),
   balance_covers_raise_at_deal (an Ante is refused unless the balance also covers the
-      compulsory raise), ties ("push"), strategy (name + parameters, per family).
+      Bet / Raise / Flop bet that can follow it), ties ("push"), strategy (name + parameters,
+      per family). A dumped spec (``model_dump``, json or python mode) validates back to itself.
 
 Money (limits, fixed progressive amounts, meters) is ``Decimal``, written as a quoted string
 ("2.50") or an integer; a float is refused because it is not exact. Odds are ``Decimal`` "X to 1".
@@ -36,8 +37,9 @@ Family specifics:
   stud: ante_pays (odds vs a qualifying dealer), bet (multiple_of_ante, pays),
       dealer (qualifies: HandThreshold, up_card_index), non_qualifying_dealer (ante odds, bet
       push), progressive (optional: wager amount, pays with meter_percent / amount / lose,
-      royal_split, meter_reset, meter_advance, coin_in_lockout,
-      paid_on_fold; an award is paid on top of the wager, which is collected: net = award - wager), dead_hand, misdeal.
+      royal_split, meter_reset, meter_advance, coin_in_lockout, paid_on_fold; the wager is
+      collected and an award paid on top of it: net = award - wager), dead_hand, misdeal
+      (dealer_wrong_count: "progressive_only" | "all_dead").
   mulligan: raise_ (YAML ``raise``: multiple_of_ante), pays (Ante and Raise table), dealer
       (stands_on: HandThreshold, otherwise redraw ``redraw_cards``), player_redraw_cards,
       bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
