@@ -177,8 +177,9 @@ class Round:
         if amount != amount.quantize(CENT) or amount <= 0:
             self._reject(attempt, f"{spec_wager} {amount}: expected a positive amount in whole cents", **data)
         if limit is not None and not limit.min <= amount <= limit.max:
+            side = f"above the maximum {limit.max}" if amount > limit.max else f"below the minimum {limit.min}"
             self._reject(attempt, f"{spec_wager} {amount} is outside the table limits "
-                                  f"{limit.min}-{limit.max}", **data)
+                                  f"{limit.min}-{limit.max} ({side})", **data)
 
     def transcript(self) -> str:
         """The round as readable lines, one event per line (for reports and failing tests)."""

@@ -151,7 +151,7 @@ class StudRound(Round):
         if prog is None:
             self._reject("place_wager", f"{self.spec.name} has no progressive wager", **args)
         if self.phase == "locked" and prog.coin_in_lockout:
-            self._reject("place_wager", "progressive wager refused: coin-in is locked out for this hand", **args)
+            self._reject("place_wager", "progressive wager refused after the coin-in lockout: coin-in is locked out for this hand", **args)
         if "ante" not in s.wagers:
             self._reject("place_wager", "the progressive wager needs an Ante first", **args)
         if amount != prog.wager:
