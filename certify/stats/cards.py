@@ -42,6 +42,7 @@ from fractions import Fraction
 from math import comb, factorial
 
 import numpy as np
+from numba import njit
 from scipy import stats
 
 from certify.stats.gof import bonferroni_min, chisquare_gof, uniform_gof
@@ -56,8 +57,24 @@ SUITS = 4
 # Input checks
 # ---------------------------------------------------------------------------------------------
 
+@njit(cache=True)
+def _first_repeat(arr):
+    """Index of the first row that repeats a card (-1: none); cards already checked < 64."""
+    for i in range(arr.shape[0]):
+        seen = np.uint64(0)
+        for j in range(arr.shape[1]):
+            bit = np.uint64(1) << np.uint64(arr[i, j])
+            if seen & bit:
+                return i
+            seen |= bit
+    return -1
+
+
 def check_deals(deals, deck_size: int = DECK, what: str = "deals") -> np.ndarray:
-    """Validate an (N, k) array of deals: integers in [0, deck_size), distinct within each row."""
+    """Validate an (N, k) array of deals: integers in [0, deck_size), distinct within each row.
+
+    Returns the array unchanged (no copy): the tests widen it where they need to.
+    """
     arr = np.asarray(deals)
     if arr.ndim != 2 or arr.shape[1] < 1:
         raise ValueError(f"{what}: expected an (N, k) array of cards, got shape {arr.shape}")
@@ -68,12 +85,15 @@ def check_deals(deals, deck_size: int = DECK, what: str = "deals") -> np.ndarray
     if arr.size and (arr.min() < 0 or arr.max() >= deck_size):
         row = int(np.flatnonzero(((arr < 0) | (arr >= deck_size)).any(axis=1))[0])
         raise ValueError(f"{what}: deal {row} has a card outside 0..{deck_size - 1}: {arr[row].tolist()}")
-    ordered = np.sort(arr, axis=1)
-    repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
-    if repeated.any():
-        row = int(np.flatnonzero(repeated)[0])
+    if deck_size <= 64:
+        row = int(_first_repeat(np.ascontiguousarray(arr)))
+    else:
+        ordered = np.sort(arr, axis=1)
+        repeated = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+        row = int(repeated[0]) if len(repeated) else -1
+    if row >= 0:
         raise ValueError(f"{what}: deal {row} repeats a card: {arr[row].tolist()}")
-    return arr.astype(np.int64, copy=False)
+    return arr
 
 
 def _combined(name: str, results: list[TestResult], alpha: float, n: int, looked_at: str,
@@ -170,6 +190,20 @@ def rank_by_position(deals, alpha: float = 0.01) -> TestResult:
                          f"rank x position over {len(d)} deals of {d.shape[1]} cards")
 
 
+@njit(cache=True)
+def _step_table(d):
+    """table[j, m]: how often the card at position j of deal i is at position m of deal i+1."""
+    n, k = d.shape
+    table = np.zeros((k, k), dtype=np.int64)
+    position_next = np.empty(k, dtype=np.int64)
+    for i in range(n - 1):
+        for j in range(k):
+            position_next[d[i + 1, j]] = j
+        for j in range(k):
+            table[j, position_next[d[i, j]]] += 1
+    return table
+
+
 def serial_independence(deals, alpha: float = 0.01) -> TestResult:
     """Position table of the permutations carrying each full deal to the next (module docstring)."""
     d = check_deals(deals)
@@ -178,13 +212,12 @@ def serial_independence(deals, alpha: float = 0.01) -> TestResult:
         return TestResult.not_applicable(name, len(d), alpha, "needs full 52-card deals")
     if len(d) < 2:
         return TestResult.not_applicable(name, len(d), alpha, "needs at least two deals")
-    position_next = np.argsort(d[1:], axis=1)          # position of each card in deal i+1
-    steps = np.take_along_axis(position_next, d[:-1], axis=1)  # where deal i's j-th card went
-    table = _count_table(steps, DECK)
-    fixed = int((steps == np.arange(DECK)).sum())
-    return _table_result(name, table, len(steps), 1, alpha,
-                         f"position in deal i+1 of the card at each position of deal i, {len(steps)} pairs",
-                         cards_in_same_position=fixed, expected_same_position=float(len(steps)))
+    table = _step_table(np.ascontiguousarray(d))
+    fixed = int(np.trace(table))
+    pairs = len(d) - 1
+    return _table_result(name, table, pairs, 1, alpha,
+                         f"position in deal i+1 of the card at each position of deal i, {pairs} pairs",
+                         cards_in_same_position=fixed, expected_same_position=float(pairs))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,7 +234,8 @@ def adjacent_pairs(deals, alpha: float = 0.01, deck_size: int = DECK) -> TestRes
     if n < 5 * cells:
         return TestResult.not_applicable(name, n, alpha,
                                          f"{looked_at}: needs {5 * cells} deals for 5 expected per pair")
-    index = d[:, :-1] * deck_size + d[:, 1:] + (deck_size * deck_size) * np.arange(k - 1)[None, :]
+    wide = d.astype(np.int64)
+    index = wide[:, :-1] * deck_size + wide[:, 1:] + (deck_size * deck_size) * np.arange(k - 1)[None, :]
     counts = np.bincount(index.ravel(), minlength=(k - 1) * deck_size * deck_size).reshape(k - 1, -1)
     possible = (np.arange(deck_size)[:, None] != np.arange(deck_size)[None, :]).ravel().astype(float)
     results = [chisquare_gof(row, possible, alpha=alpha, name=name) for row in counts]
@@ -336,13 +370,20 @@ def collector_distribution(groups: int, per_group: int, dealt: int) -> list[Frac
     return [cdf[0]] + [cdf[t] - cdf[t - 1] for t in range(1, dealt + 1)] + [1 - cdf[dealt]]
 
 
-def _collector_times(groups_of_cards: np.ndarray, groups: int) -> np.ndarray:
+@njit(cache=True)
+def _collector_times(groups_of_cards, groups):
     """Cards dealt until all groups seen (k + 1 when some group never appears in the deal)."""
     n, k = groups_of_cards.shape
-    first = np.full((n, groups), k, dtype=np.int64)
-    for j in range(k - 1, -1, -1):  # walk backwards so the earliest position wins
-        first[np.arange(n), groups_of_cards[:, j]] = j
-    return first.max(axis=1) + 1
+    out = np.full(n, k + 1, dtype=np.int64)
+    full = (1 << groups) - 1
+    for i in range(n):
+        seen = 0
+        for j in range(k):
+            seen |= 1 << groups_of_cards[i, j]
+            if seen == full:
+                out[i] = j + 1
+                break
+    return out
 
 
 def coupon_collector(deals, alpha: float = 0.01) -> TestResult:
@@ -351,7 +392,7 @@ def coupon_collector(deals, alpha: float = 0.01) -> TestResult:
     name = "CouponCollector"
     results = []
     for label, groups, per_group, of in (("ranks", RANKS, SUITS, d >> 2), ("suits", SUITS, RANKS, d & 3)):
-        times = _collector_times(of, groups)
+        times = _collector_times(np.ascontiguousarray(of, dtype=np.int64), groups)
         probs = collector_distribution(groups, per_group, k)
         observed = np.bincount(times, minlength=k + 2)
         results.append(chisquare_gof(observed, [float(x) for x in probs], alpha=alpha, name=name,
