@@ -298,3 +298,50 @@ def test_dealer_up_card_comes_from_the_spec():
         spec = load_spec(name)
         stud.play_round(spec, deck, Recorder(), ["1.00"], meter="10000.00" if spec.progressive else None)
         assert seen[name] == deck[5 + index]
+
+
+def test_random_stud_procedures_replay_and_keep_invariants():
+    """Random deals with wrong counts, late progressive coins and refused bets: the log replays
+    to the same round, dead hands keep every wager, a misdeal never settles an Ante."""
+    spec, rng = load_spec("caribbean_stud"), random.Random(2026)
+    tables = set()
+    for _ in range(300):
+        n = rng.randint(1, spec.seats)
+        rnd = stud.StudRound(spec, balances=[rng.choice([None, "3.00", "9.00"]) for _ in range(n)],
+                             meter="10000.00")
+        for i in range(n):
+            try:
+                rnd.place_wager(seat=i, wager="ante", amount=rng.choice(["1.00", "2.50", "2.75"]))
+                if rng.random() < 0.5:
+                    rnd.place_wager(seat=i, wager="progressive", amount="1.00")
+            except IllegalAction as exc:
+                rnd.void_seat(seat=i, reason=exc.reason)
+        rnd.lock_out()
+        with pytest.raises(IllegalAction):
+            rnd.place_wager(seat=0, wager="progressive", amount="1.00")
+        deck = _deck(rng)
+        counts = [rng.choice([5, 5, 5, 4, 6]) for _ in range(n + 1)]
+        hands, pos = [], 0
+        for c in counts[:-1]:
+            hands.append(deck[pos:pos + c])
+            pos += c
+        rnd.deal(hands=hands, dealer=deck[pos:pos + counts[-1]])
+        for i in range(n):
+            if rnd.legal_actions(i):
+                choice = rng.choice(["bet", "fold"])
+                try:
+                    rnd.act(seat=i, action=choice)
+                except IllegalAction as exc:
+                    rnd.void_seat(seat=i, reason=exc.reason)
+        result = rnd.result()
+        tables.add(result.table)
+        again = stud.replay_stud(spec, rnd.events)
+        assert again.events == rnd.events and again.result() == result
+        for seat, count in zip(result.seats, counts):
+            if seat.status in ("dead", "rejected"):
+                assert all(v == 0 for v in seat.net.values())
+            if count != 5 and seat.status != "rejected":
+                assert seat.status == "dead"
+            if result.table == "misdeal":
+                assert seat.net.get("ante", D(0)) == 0 and "bet" not in seat.net
+    assert tables == {"played", "misdeal"}
