@@ -2,13 +2,15 @@
 
 Input: an ``(N, k)`` integer array, row i the first k cards of deal i (cards ``4 * rank + suit``,
 0..51, distinct within a row), deals in the order the source produced them. Every test returns a
-:class:`~certify.stats.result.TestResult`. What each test looks at, and why its reference
-distribution is exact:
+:class:`~certify.stats.result.TestResult`. What each test looks at, and where its reference
+distribution comes from (cell probabilities are exact, counted or derived; chi-square statistics
+are referred to their large-sample chi-square law with every cell expecting at least 5):
 
 * ``card_position``: how often each card lands at each position (k x 52 table). Rows of the table
   are dependent (a card cannot be at two positions), so the plain Pearson sum is not chi-square;
   the statistic is corrected by the exact covariance of a random permutation (``_position_table``)
-  and is chi-square with ``k * 51`` (``51 * 51`` for full decks) degrees of freedom.
+  and is then chi-square with ``k * 51`` (``51 * 51`` for full decks) degrees of freedom (checked
+  by simulation in the slow tests).
 * ``suit_by_position``, ``rank_by_position``: the same on the k x 4 and k x 13 tables.
 * ``adjacent_pairs``: for each pair of adjacent positions (j, j+1), the 52 x 51 ordered pairs of
   cards over the N deals (uniform, deals independent); one p-value per position pair, Bonferroni.
@@ -30,7 +32,8 @@ distribution is exact:
   ``card_position``; a repeated or barely-changed deck shows at once.
 * ``repeated_deals``: the number of pairs of identical deals (birthday problem); with 52!/(52-k)!
   possible deals the expected count is tiny, so a generator with a small seed space (a 32-bit
-  clock) or a short period is caught by its repeats. Exact Poisson tail.
+  clock) or a short period is caught by its repeats. Poisson tail with mean C(N, 2) / possible
+  deals (for one pair this is the union bound, so never anti-conservative).
 
 A multi-p-value test reports all of them in ``pvalues`` and takes its verdict on their Bonferroni
 combination ``min(1, count * min p)``, stored in ``pvalue``.
