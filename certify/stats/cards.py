@@ -33,7 +33,8 @@ are referred to their large-sample chi-square law with every cell expecting at l
 * ``repeated_deals``: the number of pairs of identical deals (birthday problem); with 52!/(52-k)!
   possible deals the expected count is tiny, so a generator with a small seed space (a 32-bit
   clock) or a short period is caught by its repeats. Poisson tail with mean C(N, 2) / possible
-  deals (for one pair this is the union bound, so never anti-conservative).
+  deals (the birthday approximation; at these tiny means P(at least one pair) is the union bound
+  C(N, 2) / possible to first order).
 
 A multi-p-value test reports all of them in ``pvalues`` and takes its verdict on their Bonferroni
 combination ``min(1, count * min p)``, stored in ``pvalue``.
