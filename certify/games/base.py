@@ -133,8 +133,9 @@ class Round:
     input_kinds: tuple[str, ...] = ()  # event kinds that are inputs, replayed by calling a method
 
     def __init__(self, spec, balances: Iterable[Decimal | str | None] | None = None, seats: int | None = None):
-        n = seats if seats is not None else (len(list(balances)) if balances is not None else 1)
-        balances = list(balances) if balances is not None else [None] * n
+        balances = list(balances) if balances is not None else None
+        n = seats if seats is not None else (len(balances) if balances is not None else 1)
+        balances = balances if balances is not None else [None] * n
         if len(balances) != n:
             raise ValueError(f"{n} seats but {len(balances)} balances")
         if not 1 <= n <= spec.seats:
