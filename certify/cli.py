@@ -83,6 +83,169 @@ def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
         click.echo(f"wrote {json_path}")
 
 
+def _list_faults(ctx: click.Context, _param, value: bool) -> None:
+    if value:
+        from certify.simulate import all_faults
+
+        click.echo("\n".join(all_faults()))
+        ctx.exit()
+
+
+@cli.command()
+@click.argument("spec")
+@click.option("--rounds", type=click.IntRange(min=1), default=10_000_000, show_default=True, help="rounds to play")
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG sub-streams")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="local worker processes [default: all cores]")
+@click.option("--scheduler", default=None, help="address of a Dask distributed scheduler to run the chunks on")
+@click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
+              help="checkpoint file [default: reports/checkpoints/<spec>-<seed>-<rounds>.json]")
+@click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint")
+@click.option("--chunk-rounds", type=click.IntRange(min=1), default=None,
+              help="rounds per chunk (part of the run's identity; default 131072)")
+@click.option("--fault", default=None, help="play a seeded fault (a negative control); see --list-faults")
+@click.option("--list-faults", is_flag=True, is_eager=True, expose_value=False, callback=_list_faults,
+              help="list the seeded faults and exit")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, help="write the results as JSON")
+def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_rounds, fault, alpha, verify, json_path):
+    """Play SPEC for many rounds with the certified RNG and verify the tallies against the PAR sheet.
+
+    Exit 0 when the verification passes, 1 when it fails, 2 on an error; 130 when interrupted
+    (finished chunks stay in the checkpoint: run again with --resume)."""
+    import json as json_mod
+    import os
+    from pathlib import Path
+
+    from certify import simulate as sim
+    from certify.analysis import par_sheet
+    from certify.console import print_simulation, progress_bar
+    from certify.spec import SpecError, load_spec
+
+    try:
+        game = load_spec(spec)
+        ckpt = Path(checkpoint or f"reports/checkpoints/{game.name}-{seed}-{rounds}.json")
+        with progress_bar(f"{game.name}") as update:
+            result = sim.simulate(spec, rounds, seed, workers=workers or os.cpu_count() or 1,
+                                  scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
+                                  chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update)
+        verification = sim.verify(result, par_sheet(game), alpha=alpha) if verify else None
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
+        raise SystemExit(130)
+    except (SpecError, sim.SimulationError, FileNotFoundError) as exc:
+        raise CertifyError(str(exc)) from exc
+    print_simulation(result, verification)
+    if json_path:
+        sim.write_atomic(Path(json_path), json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
+    raise SystemExit(0 if verification is None or verification.passed else 1)
+
+
+def _passphrase_source(passphrase_file: str | None, confirm: bool = False):
+    """The key passphrase: --passphrase-file, then $CERTIFY_KEY_PASSPHRASE, then a prompt (a tty only)."""
+    import os
+
+    def read() -> bytes:
+        if passphrase_file:
+            try:
+                with open(passphrase_file, "rb") as fh:
+                    secret = fh.read().rstrip(b"\r\n")
+            except OSError as exc:
+                raise CertifyError(f"cannot read the passphrase file {passphrase_file}: {exc.strerror}") from exc
+            if not secret:
+                raise CertifyError(f"the passphrase file {passphrase_file} is empty")
+            return secret
+        if os.environ.get("CERTIFY_KEY_PASSPHRASE"):
+            return os.environ["CERTIFY_KEY_PASSPHRASE"].encode()
+        if not sys.stdin.isatty():
+            raise CertifyError("no passphrase: give --passphrase-file or set CERTIFY_KEY_PASSPHRASE")
+        return click.prompt("Key passphrase", hide_input=True, confirmation_prompt=confirm).encode()
+
+    return read
+
+
+_KEY_DIR = click.option("--key-dir", type=click.Path(file_okay=False), default=None,
+                        help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
+_PASSPHRASE_FILE = click.option("--passphrase-file", type=click.Path(dir_okay=False), default=None,
+                                help="File whose first line is the key passphrase.")
+
+
+@cli.command()
+@_KEY_DIR
+@_PASSPHRASE_FILE
+@click.option("--algorithm", type=click.Choice(["ecdsa-p256", "rsa-3072"]), default="ecdsa-p256",
+              show_default=True)
+@click.option("--organization", default="certify", show_default=True, help="Organisation named in the certificates.")
+@click.option("--name", "common_name", default="certify report signing", show_default=True,
+              help="Common name of the signing certificate.")
+@click.option("--days", type=click.IntRange(1, 3650), default=825, show_default=True,
+              help="Validity of the signing certificate.")
+@click.option("--force", is_flag=True, help="Replace an existing key.")
+def keygen(key_dir, passphrase_file, algorithm, organization, common_name, days, force) -> None:
+    """Create a root CA and a report-signing certificate under it (keys passphrase-encrypted)."""
+    from pathlib import Path
+
+    from certify import signing
+
+    directory = Path(key_dir) if key_dir else signing.config_dir()
+    try:
+        paths = signing.keygen(directory, _passphrase_source(passphrase_file, confirm=True)(), algorithm=algorithm,
+                               organization=organization, common_name=common_name, days=days, force=force)
+    except signing.SigningError as exc:
+        raise CertifyError(str(exc)) from exc
+    for path in paths.values():
+        click.echo(f"wrote {path}")
+    click.echo(f"give verifiers the root certificate: {paths[signing.ROOT_CERT]}")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@_KEY_DIR
+@_PASSPHRASE_FILE
+def sign(file, key_dir, passphrase_file) -> None:
+    """Sign FILE: a PDF in place (PAdES, field Signature1), anything else as FILE.p7s (detached CMS)."""
+    from pathlib import Path
+
+    from certify import signing
+
+    try:
+        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
+        written = signing.sign_file(Path(file), key)
+    except signing.SigningError as exc:
+        raise CertifyError(f"{file}: {exc}") from exc
+    click.echo(f"signed {file} -> {written} by {signing.describe(key.cert)}")
+    if key.development:
+        click.echo("WARNING: signed with a DEVELOPMENT key (unencrypted, made on this machine): not for submission",
+                   err=True)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--root", "root", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Trusted root certificate (PEM or DER). Default: the roots in the key folder.")
+@click.option("--signature", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Detached signature file (default FILE.p7s; not used for a signed PDF).")
+@_KEY_DIR
+def verify(file, root, signature, key_dir) -> None:
+    """Verify FILE's signature: exit 0 if valid, trusted and covering every byte, 1 if not, 2 on usage errors."""
+    from pathlib import Path
+
+    from certify import signing
+
+    try:
+        roots = [signing.load_root(Path(root))] if root else signing.default_roots(Path(key_dir) if key_dir else None)
+        result = signing.verify_file(Path(file), roots, Path(signature) if signature else None)
+    except signing.SigningError as exc:
+        raise CertifyError(str(exc)) from exc
+    if not result.ok:
+        click.echo(f"INVALID: {file}: {result.reason}", err=True)
+        sys.exit(1)
+    click.echo(f"VALID: {file}: signed by {result.signer}; {result.reason}")
+    if result.development:
+        click.echo("WARNING: signed with a DEVELOPMENT key: not for submission", err=True)
+
+
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
@@ -252,110 +415,6 @@ def spec_check(specs: tuple[str, ...]) -> None:
         click.echo(f"ok  {game.name:<28} {game.family:<13} {game.title}  [{'; '.join(game.source.documents)}]")
 
 
-def _passphrase_source(passphrase_file: str | None, confirm: bool = False):
-    """The key passphrase: --passphrase-file, then $CERTIFY_KEY_PASSPHRASE, then a prompt (a tty only)."""
-    import os
-
-    def read() -> bytes:
-        if passphrase_file:
-            try:
-                with open(passphrase_file, "rb") as fh:
-                    secret = fh.read().rstrip(b"\r\n")
-            except OSError as exc:
-                raise CertifyError(f"cannot read the passphrase file {passphrase_file}: {exc.strerror}") from exc
-            if not secret:
-                raise CertifyError(f"the passphrase file {passphrase_file} is empty")
-            return secret
-        if os.environ.get("CERTIFY_KEY_PASSPHRASE"):
-            return os.environ["CERTIFY_KEY_PASSPHRASE"].encode()
-        if not sys.stdin.isatty():
-            raise CertifyError("no passphrase: give --passphrase-file or set CERTIFY_KEY_PASSPHRASE")
-        return click.prompt("Key passphrase", hide_input=True, confirmation_prompt=confirm).encode()
-
-    return read
-
-
-_KEY_DIR = click.option("--key-dir", type=click.Path(file_okay=False), default=None,
-                        help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
-_PASSPHRASE_FILE = click.option("--passphrase-file", type=click.Path(dir_okay=False), default=None,
-                                help="File whose first line is the key passphrase.")
-
-
-@cli.command()
-@_KEY_DIR
-@_PASSPHRASE_FILE
-@click.option("--algorithm", type=click.Choice(["ecdsa-p256", "rsa-3072"]), default="ecdsa-p256",
-              show_default=True)
-@click.option("--organization", default="certify", show_default=True, help="Organisation named in the certificates.")
-@click.option("--name", "common_name", default="certify report signing", show_default=True,
-              help="Common name of the signing certificate.")
-@click.option("--days", type=click.IntRange(1, 3650), default=825, show_default=True,
-              help="Validity of the signing certificate.")
-@click.option("--force", is_flag=True, help="Replace an existing key.")
-def keygen(key_dir, passphrase_file, algorithm, organization, common_name, days, force) -> None:
-    """Create a root CA and a report-signing certificate under it (keys passphrase-encrypted)."""
-    from pathlib import Path
-
-    from certify import signing
-
-    directory = Path(key_dir) if key_dir else signing.config_dir()
-    try:
-        paths = signing.keygen(directory, _passphrase_source(passphrase_file, confirm=True)(), algorithm=algorithm,
-                               organization=organization, common_name=common_name, days=days, force=force)
-    except signing.SigningError as exc:
-        raise CertifyError(str(exc)) from exc
-    for path in paths.values():
-        click.echo(f"wrote {path}")
-    click.echo(f"give verifiers the root certificate: {paths[signing.ROOT_CERT]}")
-
-
-@cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@_KEY_DIR
-@_PASSPHRASE_FILE
-def sign(file, key_dir, passphrase_file) -> None:
-    """Sign FILE: a PDF in place (PAdES, field Signature1), anything else as FILE.p7s (detached CMS)."""
-    from pathlib import Path
-
-    from certify import signing
-
-    try:
-        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
-        written = signing.sign_file(Path(file), key)
-    except signing.SigningError as exc:
-        raise CertifyError(f"{file}: {exc}") from exc
-    click.echo(f"signed {file} -> {written} by {signing.describe(key.cert)}")
-    if key.development:
-        click.echo("WARNING: signed with a DEVELOPMENT key (unencrypted, made on this machine): not for submission",
-                   err=True)
-
-
-@cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--root", "root", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Trusted root certificate (PEM or DER). Default: the roots in the key folder.")
-@click.option("--signature", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Detached signature file (default FILE.p7s; not used for a signed PDF).")
-@_KEY_DIR
-def verify(file, root, signature, key_dir) -> None:
-    """Verify FILE's signature: exit 0 if valid, trusted and covering every byte, 1 if not, 2 on usage errors."""
-    from pathlib import Path
-
-    from certify import signing
-
-    try:
-        roots = [signing.load_root(Path(root))] if root else signing.default_roots(Path(key_dir) if key_dir else None)
-        result = signing.verify_file(Path(file), roots, Path(signature) if signature else None)
-    except signing.SigningError as exc:
-        raise CertifyError(str(exc)) from exc
-    if not result.ok:
-        click.echo(f"INVALID: {file}: {result.reason}", err=True)
-        sys.exit(1)
-    click.echo(f"VALID: {file}: signed by {result.signer}; {result.reason}")
-    if result.development:
-        click.echo("WARNING: signed with a DEVELOPMENT key: not for submission", err=True)
-
-
 @cli.command("run")
 @click.argument("spec")
 @click.option("--profile", type=click.Choice(["quick", "lab"]), default="quick", show_default=True,
@@ -364,9 +423,11 @@ def verify(file, root, signature, key_dir) -> None:
               help="Master seed (default: a fresh random seed, printed and committed in the report).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes [all cores].")
+@click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
+              help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
 @_KEY_DIR
 @_PASSPHRASE_FILE
-def run_command(spec, profile, seed, out_dir, workers, key_dir, passphrase_file) -> None:
+def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file) -> None:
     """Certify SPEC: RNG batteries, PAR sheet, simulation, procedures; write the signed report.
 
     Writes OUT/<game>-<spec version>.pdf, .json and .json.p7s. Exit 0 when the verdict is PASS,
@@ -386,7 +447,8 @@ def run_command(spec, profile, seed, out_dir, workers, key_dir, passphrase_file)
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
-        outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, progress=progress)
+        outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,
+                      progress=progress)
     except (signing.SigningError, SpecError, ReportDataError) as exc:
         raise CertifyError(str(exc)) from exc
     for kind, path in outcome["paths"].items():

@@ -35,7 +35,18 @@ def par_sheet(spec: Any) -> ParSheet:
     if module_name is None:
         raise UnknownFamilyError(f"no exact analysis for game family {family!r} "
                                  f"(known: {', '.join(sorted(FAMILY_MODULES))})")
-    return import_module(module_name).par_sheet(spec)
+    # A sheet is a pure function of the spec's rules and takes minutes for some games: compute
+    # it once per process (``certify run`` and the test suite ask for the same sheet repeatedly).
+    key = spec.model_dump_json() if hasattr(spec, "model_dump_json") else None
+    if key is not None and key in _SHEETS:
+        return _SHEETS[key]
+    sheet = import_module(module_name).par_sheet(spec)
+    if key is not None:
+        _SHEETS[key] = sheet
+    return sheet
+
+
+_SHEETS: dict[str, ParSheet] = {}
 
 
 __all__ = ["par_sheet", "ParSheet", "WagerSheet", "ReturnRow", "ParError", "FAMILY_MODULES"]

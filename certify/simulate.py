@@ -1,0 +1,492 @@
+"""Bulk play: the certified DRBG, the batched Fisher-Yates deal and the compiled game kernel,
+for millions of rounds, tallied into the PAR sheet's outcome events.
+
+Reproducible at any scale: the rounds are cut into fixed-size chunks and chunk ``i`` is dealt
+from the sub-stream ``rng.streams.stream(seed, i)``, so the tallies are the same on one process,
+on many, or on a Dask cluster. Tallies are integer counts, summed, so order does not matter.
+
+An interrupted run keeps its finished chunks in a checkpoint (written whole to a temporary file,
+fsynced, then renamed over the old one, so a kill at any moment leaves either the old or the new
+checkpoint, never a torn one); ``resume=True`` plays only the chunks that are missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+from certify.games.kernels import Kernel, kernel_for
+from certify.spec import load_spec, parse_spec, read_yaml, resolve_spec_path
+
+CHUNK_ROUNDS = 1 << 17  # part of the reproducibility contract: chunk i always holds these rounds
+CHECKPOINT_VERSION = 1
+CHECKPOINT_EVERY_S = 2.0
+
+# Deliberate faults, the negative controls of the verification. Each is a change a real engine
+# could ship with: a misread rule (applied to the spec the engine plays, while the PAR sheet keeps
+# the true spec) or a broken deal.
+SPEC_FAULTS: dict[str, tuple[str, Callable[[dict], None]]] = {}
+DEAL_FAULTS = ("naive-shuffle", "modulo-deal")
+
+
+def _spec_fault(name: str, family: str):
+    def register(fn):
+        SPEC_FAULTS[name] = (family, fn)
+        return fn
+    return register
+
+
+@_spec_fault("dealer-qualifies-ace-queen", "stud")
+def _qualify_aq(d: dict) -> None:
+    d["dealer"]["qualifies"] = {"category": "high_card", "ranks": ["A", "Q"]}
+
+
+@_spec_fault("flush-pays-4", "stud")
+def _flush_pays_4(d: dict) -> None:
+    d["bet"]["pays"]["flush"] = 4
+
+
+# Engine faults no spec can express: the kernel's own parameters are altered.
+KERNEL_FAULTS: dict[str, tuple[str, Callable[[Kernel], None]]] = {}
+
+
+def _kernel_fault(name: str, family: str):
+    def register(fn):
+        KERNEL_FAULTS[name] = (family, fn)
+        return fn
+    return register
+
+
+@_kernel_fault("bonus-kept-after-mulligan", "mulligan")
+def _bonus_kept(kernel: Kernel) -> None:
+    # the engine forgets to take the Bonus down on a mulligan and settles it on the new hand
+    kernel.params["bonus_lost_on_mulligan"] = False
+    kernel.params["bonus_on_final_hand"] = True
+
+
+@_spec_fault("ante-pays-on-pair", "holdem_bonus")
+def _ante_on_pair(d: dict) -> None:
+    d["ante"]["pays_at_least"] = "pair"
+
+
+class SimulationError(RuntimeError):
+    """A simulation cannot run as asked (bad resume, unknown fault, mismatched checkpoint)."""
+
+
+# ------------------------------------------------------------------------------ one chunk
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that fixes a run's tallies (the checkpoint refuses to mix runs)."""
+
+    spec_path: str
+    spec_sha256: str
+    rounds: int
+    seed: int
+    chunk_rounds: int = CHUNK_ROUNDS
+    fault: str | None = None
+
+    @property
+    def chunks(self) -> list[tuple[int, int]]:
+        full, rest = divmod(self.rounds, self.chunk_rounds)
+        sizes = [self.chunk_rounds] * full + ([rest] if rest else [])
+        return list(enumerate(sizes))
+
+    def identity(self) -> dict:
+        return {"spec_sha256": self.spec_sha256, "rounds": self.rounds, "seed": self.seed,
+                "chunk_rounds": self.chunk_rounds, "fault": self.fault,
+                "checkpoint_version": CHECKPOINT_VERSION}
+
+
+def file_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=16)
+def engine_kernel(spec_path: str, fault: str | None) -> Kernel:
+    """The kernel a run plays: the spec's, or the spec with a seeded fault applied."""
+    spec = load_spec(spec_path)
+    if fault in SPEC_FAULTS:
+        family, mutate = SPEC_FAULTS[fault]
+        if spec.family != family:
+            raise SimulationError(f"fault {fault!r} applies to {family} games, not {spec.family}")
+        path = Path(spec_path)
+        data = read_yaml(path)  # the spec as written, so the fault is a one-field edit of it
+        mutate(data)
+        spec = parse_spec(data, path)
+    elif fault is not None and fault not in DEAL_FAULTS and fault not in KERNEL_FAULTS:
+        raise SimulationError(f"unknown fault {fault!r}; known: {', '.join(all_faults())}")
+    kernel = kernel_for(spec)
+    if fault in KERNEL_FAULTS:
+        family, alter = KERNEL_FAULTS[fault]
+        if spec.family != family:
+            raise SimulationError(f"fault {fault!r} applies to {family} games, not {spec.family}")
+        alter(kernel)
+    return kernel
+
+
+def all_faults() -> list[str]:
+    return sorted(SPEC_FAULTS) + sorted(KERNEL_FAULTS) + list(DEAL_FAULTS)
+
+
+def deal_chunk(seed: int, index: int, n: int, k: int, fault: str | None = None) -> np.ndarray:
+    """The decks of chunk ``index``: the first ``k`` cards of ``n`` shuffled decks, from the
+    chunk's own DRBG sub-stream (or, for a deal fault, a known-bad dealer fed by the same stream)."""
+    from rng import shuffle, streams
+
+    source = streams.stream(seed, index)
+    if fault in DEAL_FAULTS:
+        from rng import sources
+
+        bad = {"naive-shuffle": sources.naive_shuffle_deal, "modulo-deal": sources.modulo_biased_deal}[fault]
+        return bad(source, n, k)
+    return shuffle.deal_batch(source, n, k)
+
+
+def run_chunk(config: RunConfig, index: int, n: int) -> dict[str, np.ndarray]:
+    """Play one chunk: deal, play, tally. A pure function of (config, index)."""
+    kernel = engine_kernel(config.spec_path, config.fault)
+    decks = deal_chunk(config.seed, index, n, kernel.cards_per_round, config.fault)
+    tally = kernel.play(decks)
+    positions = np.zeros((kernel.dealt_positions, 52), dtype=np.int64)
+    for pos in range(kernel.dealt_positions):
+        positions[pos] = np.bincount(decks[:, pos], minlength=52)
+    tally["positions"] = positions
+    return tally
+
+
+# ------------------------------------------------------------------------------ executors
+def _local_results(config: RunConfig, todo: list[tuple[int, int]], workers: int) -> Iterator[tuple[int, dict]]:
+    if workers <= 1:
+        for index, n in todo:
+            yield index, run_chunk(config, index, n)
+        return
+    # spawn, not fork: a worker starts clean (no inherited DRBG state, no threads of the parent)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        pending = {}
+        queue = list(todo)
+        try:
+            while queue or pending:
+                while queue and len(pending) < 2 * workers:
+                    index, n = queue.pop(0)
+                    pending[pool.submit(run_chunk, config, index, n)] = index
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield pending.pop(fut), fut.result()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+
+def _dask_results(config: RunConfig, todo: list[tuple[int, int]], scheduler) -> Iterator[tuple[int, dict]]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise SimulationError("--scheduler needs dask.distributed: pip install 'table-game-certify[dist]'") from exc
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        futures = [client.submit(run_chunk, config, index, n, key=f"chunk-{config.seed}-{index}-{os.urandom(4).hex()}",
+                                 pure=False) for index, n in todo]
+        index_of = {f.key: i for f, (i, _) in zip(futures, todo)}
+        for fut in as_completed(futures):
+            yield index_of[fut.key], fut.result()
+    finally:
+        if not isinstance(scheduler, Client):
+            client.close()
+
+
+# ------------------------------------------------------------------------------ checkpoint
+def _encode(tally: dict[str, np.ndarray]) -> dict:
+    return {k: v.tolist() for k, v in tally.items()}
+
+
+def _decode(data: dict) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v, dtype=np.int64) for k, v in data.items()}
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def save_checkpoint(path: Path, config: RunConfig, chunks: dict[int, dict]) -> None:
+    body = {"config": config.identity(), "chunks": {str(i): _encode(t) for i, t in sorted(chunks.items())}}
+    write_atomic(path, json.dumps(body, separators=(",", ":")))
+
+
+def load_checkpoint(path: Path, config: RunConfig) -> dict[int, dict]:
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SimulationError(f"{path}: no checkpoint to resume from") from None
+    except json.JSONDecodeError as exc:
+        raise SimulationError(f"{path}: not a checkpoint (invalid JSON at line {exc.lineno})") from None
+    if body.get("config") != config.identity():
+        raise SimulationError(f"{path}: checkpoint was written by a different run "
+                              f"({body.get('config')}), not {config.identity()}")
+    return {int(i): _decode(t) for i, t in body["chunks"].items()}
+
+
+# ------------------------------------------------------------------------------ the run
+@dataclass
+class SimulationResult:
+    """The summed tallies of a run, and each chunk's own (for batch-level uniformity)."""
+
+    config: RunConfig
+    kernel: Kernel
+    totals: dict[str, np.ndarray]
+    per_chunk: dict[int, dict[str, np.ndarray]] = field(repr=False)
+    seconds: float = 0.0
+    resumed_chunks: int = 0
+
+    @property
+    def rounds(self) -> int:
+        return int(self.totals["dealt"].sum())
+
+    def counts(self, wager: str = "main") -> np.ndarray:
+        return self.totals[f"{wager}.counts"]
+
+    def money(self, wager: str = "main") -> np.ndarray:
+        return self.totals[f"{wager}.money"]
+
+
+def _sum(tallies: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    total: dict[str, np.ndarray] = {}
+    for t in tallies:
+        for k, v in t.items():
+            total[k] = total[k] + v if k in total else v.copy()
+    return total
+
+
+def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, scheduler=None,
+             checkpoint: str | Path | None = None, resume: bool = False, fault: str | None = None,
+             chunk_rounds: int = CHUNK_ROUNDS, progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+    """Play ``rounds`` rounds of ``spec`` from master seed ``seed`` and tally them.
+
+    ``workers`` local processes, or ``scheduler`` (a Dask scheduler address or Client). With a
+    ``checkpoint`` path, finished chunks are saved as they come in; ``resume`` loads them first.
+    ``progress(rounds_done, rounds_total)`` is called as chunks finish.
+    """
+    if rounds <= 0:
+        raise SimulationError(f"rounds must be a positive integer, got {rounds}")
+    path = resolve_spec_path(spec)
+    config = RunConfig(str(path), file_sha256(path), int(rounds), int(seed), int(chunk_rounds), fault)
+    kernel = engine_kernel(config.spec_path, fault)
+    ckpt = Path(checkpoint) if checkpoint else None
+    done: dict[int, dict] = load_checkpoint(ckpt, config) if (resume and ckpt) else {}
+    if resume and not ckpt:
+        raise SimulationError("resume needs a checkpoint path")
+    resumed = len(done)
+    todo = [(i, n) for i, n in config.chunks if i not in done]
+    sizes = dict(config.chunks)
+    finished = sum(sizes[i] for i in done)
+    save_every = float(os.environ.get("CERTIFY_CHECKPOINT_EVERY_S", CHECKPOINT_EVERY_S))
+    start = time.perf_counter()
+    last_save = start
+    if progress:
+        progress(finished, config.rounds)
+    results = _dask_results(config, todo, scheduler) if scheduler is not None else _local_results(config, todo, workers)
+    try:
+        for index, tally in results:
+            done[index] = tally
+            finished += sizes[index]
+            if progress:
+                progress(finished, config.rounds)
+            if ckpt and time.perf_counter() - last_save >= save_every:
+                save_checkpoint(ckpt, config, done)
+                last_save = time.perf_counter()
+    finally:
+        if ckpt and len(done) > resumed:
+            save_checkpoint(ckpt, config, done)
+    return SimulationResult(config, kernel, _sum(done[i] for i in sorted(done)), done,
+                            time.perf_counter() - start, resumed)
+
+
+# ------------------------------------------------------------------------------ verification
+@dataclass
+class Verification:
+    """The verdicts of a simulation against the PAR sheet."""
+
+    tests: list  # TestResult
+    family: object  # certify.stats.multiple.FamilyVerdict over the statistical tests
+    rtp: dict  # per wager: observed and theoretical RTP, the observed CI
+
+    @property
+    def passed(self) -> bool:
+        return self.family.passed and all(t.passed for t in self.tests if t.applicable and t.pvalue is None)
+
+    def to_dict(self) -> dict:
+        return {"passed": self.passed, "tests": [t.to_dict() for t in self.tests],
+                "family": self.family.to_dict(), "rtp": self.rtp}
+
+
+def par_wager(par, wager: str):
+    """The PAR sheet wager a kernel wager is tallied against: the main game as the spec's
+    strategy plays it when the sheet has that table, else the sheet's main game."""
+    names = [w.name for w in par.wagers]
+    if wager == "main":
+        for name in ("main game (spec strategy)", "main game"):
+            if name in names:
+                return par.wager(name)
+        return par.main
+    if wager in names:
+        return par.wager(wager)
+    raise SimulationError(f"the PAR sheet of {par.spec} has no wager {wager!r} (it has {names})")
+
+
+def _aligned(result: SimulationResult, wager, sheet, counts: np.ndarray) -> tuple[np.ndarray, list]:
+    """Kernel event counts in the PAR return table's row order; a missing event is a defect."""
+    kernel_events = wager.events
+    par_events = [row.event for row in sheet.rows]
+    if sorted(kernel_events) != sorted(par_events):
+        raise SimulationError(f"{result.config.spec_path}: wager {wager.name!r}: the kernel's events "
+                              f"{sorted(set(kernel_events) ^ set(par_events))} do not match the PAR sheet's")
+    return np.array([counts[kernel_events.index(e)] for e in par_events], dtype=np.int64), list(sheet.rows)
+
+
+def _payout_conformance(name: str, wager, rows, counts, money, alpha: float):
+    from certify.stats.result import TestResult
+
+    mismatches = []
+    by_event = {row.event: row for row in rows}
+    for i, event in enumerate(wager.events):
+        if counts[i] == 0:
+            continue
+        paid = Fraction(int(money[i]), wager.scale * int(counts[i]))
+        if paid != Fraction(by_event[event].pays):
+            mismatches.append({"event": event, "paid": str(paid), "pays": str(Fraction(by_event[event].pays))})
+    return TestResult(name=f"{name}: payouts", statistic=float(len(mismatches)), pvalue=None, alpha=alpha,
+                      passed=not mismatches, n=int(counts.sum()),
+                      looked_at="the net paid per round in each event against the return table's pays (exact)",
+                      details={"mismatches": mismatches})
+
+
+def _rtp_test(name: str, wager, sheet, counts, money, alpha: float):
+    from scipy.stats import norm
+
+    from certify.stats.result import TestResult
+
+    n = int(counts.sum())
+    nets = wager.scaled_nets.astype(np.float64) / wager.scale
+    mean = float(money.sum()) / wager.scale / n
+    sd_obs = float(np.sqrt(max((counts * nets * nets).sum() / n - mean * mean, 0.0)))
+    theo = float(sheet.expected_return)
+    sd = sheet.std_dev
+    z = (mean - theo) / (sd / np.sqrt(n)) if sd > 0 else 0.0
+    p = float(2 * norm.sf(abs(z)))
+    half = float(norm.ppf(1 - alpha / 2)) * sd_obs / np.sqrt(n)
+    rtp = {"rounds": n, "observed_rtp": 1 + mean, "theoretical_rtp": 1 + theo,
+           "ci_level": 1 - alpha, "ci_low": 1 + mean - half, "ci_high": 1 + mean + half,
+           "observed_std_dev": sd_obs, "theoretical_std_dev": sd}
+    return TestResult(name=f"{name}: RTP", statistic=float(z), pvalue=p, alpha=alpha, passed=p >= alpha, n=n,
+                      looked_at="mean net result per round against the exact expectation (z test, "
+                                "theoretical standard deviation)", details=rtp), rtp
+
+
+def _positions_test(positions: np.ndarray, alpha: float):
+    from scipy.stats import chi2
+
+    from certify.stats.result import TestResult
+
+    n = positions.sum(axis=1, keepdims=True)
+    expected = n / positions.shape[1]
+    stat = float(((positions - expected) ** 2 / expected).sum())
+    dof = positions.shape[0] * (positions.shape[1] - 1)
+    p = float(chi2.sf(stat, dof))
+    return TestResult(name="card x position", statistic=stat, pvalue=p, alpha=alpha, passed=p >= alpha,
+                      n=int(n[0, 0]), dof=dof,
+                      looked_at=f"each card's count at each of the {positions.shape[0]} dealt positions, uniform")
+
+
+def _batch_uniformity(result: SimulationResult, wager, sheet, alpha: float):
+    from certify.stats.gof import chisquare_gof
+    from certify.stats.multiple import UNIFORMITY_MIN_SEQUENCES, second_level
+    from certify.stats.result import TestResult
+
+    probs = [float(row.probability) for row in sheet.rows]
+    pvalues = []
+    for i in sorted(result.per_chunk):
+        observed, _ = _aligned(result, wager, sheet, result.per_chunk[i][f"{wager.name}.counts"])
+        r = chisquare_gof(observed, probs, alpha=alpha)
+        if r.applicable and r.pvalue is not None:
+            pvalues.append(r.pvalue)
+    name = f"{wager.name}: batch p-value uniformity"
+    if len(pvalues) < UNIFORMITY_MIN_SEQUENCES:
+        return TestResult.not_applicable(name, len(pvalues), alpha,
+                                         f"{len(pvalues)} batches; uniformity needs at least {UNIFORMITY_MIN_SEQUENCES}")
+    level = second_level(pvalues, alpha=alpha, name=name)
+    return TestResult(name=name, statistic=None, pvalue=level.uniformity_pvalue, alpha=alpha,
+                      passed=level.uniformity_pvalue >= alpha, n=len(pvalues), dof=9,
+                      looked_at=f"the outcome chi-square p-values of the {len(pvalues)} chunks, 10 bins",
+                      details={"histogram": list(level.histogram)})
+
+
+def verify(result: SimulationResult, par, alpha: float = 0.01) -> Verification:
+    """Every check of the simulated tallies against the exact PAR sheet."""
+    from certify.analysis.frequencies import five_card_category_counts, seven_card_category_counts
+    from certify.hands import CATEGORY_NAMES
+    from certify.stats.gof import chisquare_gof
+    from certify.stats.multiple import holm
+
+    tests, rtp = [], {}
+    for wager in result.kernel.wagers:
+        sheet = par_wager(par, wager.name)
+        counts, money = result.counts(wager.name), result.money(wager.name)
+        observed, rows = _aligned(result, wager, sheet, counts)
+        tests.append(chisquare_gof(observed, [float(r.probability) for r in rows], alpha=alpha,
+                                   name=f"{wager.name}: outcome frequencies", cell_labels=[r.event for r in rows],
+                                   looked_at=f"{wager.name} outcome events against the PAR sheet ({sheet.name})"))
+        tests.append(_payout_conformance(wager.name, wager, rows, counts, money, alpha))
+        rtp_test, rtp[wager.name] = _rtp_test(wager.name, wager, sheet, counts, money, alpha)
+        tests.append(rtp_test)
+    exact = five_card_category_counts() if result.kernel.dealt_kind == "5" else seven_card_category_counts()
+    tests.append(chisquare_gof(result.totals["dealt"], [exact[c] for c in range(len(CATEGORY_NAMES))],
+                               alpha=alpha, name="dealt hand categories", cell_labels=list(CATEGORY_NAMES),
+                               looked_at=f"the player's dealt {result.kernel.dealt_kind}-card categories "
+                                         "against the exact counts"))
+    tests.append(_positions_test(result.totals["positions"], alpha))
+    main = result.kernel.wagers[0]
+    tests.append(_batch_uniformity(result, main, par_wager(par, main.name), alpha))
+    statistical = {t.name: t.pvalue for t in tests if t.applicable and t.pvalue is not None}
+    return Verification(tests, holm(statistical, alpha), rtp)
+
+
+def result_to_dict(result: SimulationResult, verification: Verification | None = None) -> dict:
+    """The run as plain JSON-able data: configuration, tallies by event, verdicts."""
+    wagers = {}
+    for w in result.kernel.wagers:
+        counts, money = result.counts(w.name), result.money(w.name)
+        wagers[w.name] = {"events": [{"event": e, "count": int(c), "net": str(Fraction(int(m), w.scale))}
+                                     for e, c, m in zip(w.events, counts, money)]}
+    out = {"spec": result.config.spec_path, "spec_sha256": result.config.spec_sha256,
+           "rounds": result.rounds, "seed": result.config.seed,
+           "seed_commitment": hashlib.sha256(str(result.config.seed).encode()).hexdigest(),
+           "chunk_rounds": result.config.chunk_rounds, "chunks": len(result.per_chunk),
+           "fault": result.config.fault, "seconds": result.seconds,
+           "rounds_per_second": result.rounds / result.seconds if result.seconds else None,
+           "wagers": wagers,
+           "dealt_categories": result.totals["dealt"].tolist()}
+    if verification is not None:
+        out["verification"] = verification.to_dict()
+    return out
