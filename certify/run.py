@@ -41,7 +41,7 @@ PROCEDURE_FIXTURES = PROJECT_ROOT / "fixtures" / "procedures"
 @dataclass(frozen=True)
 class RunProfile:
     name: str
-    battery: str          # certify.stats.battery profile
+    battery: Any          # a certify.stats.battery profile (its name, or a Profile)
     rounds: int           # simulated rounds
     entropy_bytes: int    # OS entropy bytes through the health tests
 
@@ -161,22 +161,33 @@ def _family(name: str, members: dict[str, float], alpha: float, what: str) -> di
 
 
 def _sp800_22_results(battery: dict[str, Any], alpha: float) -> list[dict[str, Any]]:
+    """One result per SP 800-22 test. The verdict is the battery's (its member p-value); the
+    p-value shown is the test's own for a single sequence, else that member p-value."""
     bits, seqs = battery["profile"]["bits"], battery["profile"]["sequences"]
     out = []
     for name, entry in battery["sp800_22"].items():
         member = entry["member_pvalue"]
-        pvalues = [p for ps in entry["pvalues"] if ps is not None for p in ps]
-        looked = (f"{entry['applicable_sequences']} of {seqs} sequence(s) x {bits:,} bits, "
-                  f"{len(entry['labels'])} p-value series; p: Bonferroni minimum over the series of the "
-                  "SP 800-22 4.2 second-level p-values")
         if member is None:
             out.append(TestResult.not_applicable(name, bits * seqs, alpha,
                                                  "not applicable to any sequence (the test's own precondition)"
                                                  ).to_dict())
             continue
-        out.append(TestResult(name=name, statistic=None, pvalue=float(member), alpha=alpha,
-                              passed=member >= alpha, n=bits * entry["applicable_sequences"],
-                              pvalues=tuple(pvalues), looked_at=looked).to_dict())
+        pvalues = [p for ps in entry["pvalues"] if ps is not None for p in ps]
+        applicable = [r for r in entry["results"] if r["applicable"]]
+        series = f"{len(entry['labels'])} p-value series" if len(entry["labels"]) > 1 else "one p-value"
+        if seqs == 1:  # SP 800-22's own per-sequence decision: every p-value >= alpha
+            first = applicable[0]
+            statistic, shown, passed = first["statistic"], first["pvalue"], bool(first["passed"])
+            looked = (f"{bits:,} bits of one sequence, {series}: {first.get('looked_at') or name}; "
+                      f"battery p-value (SP 800-22 4.2 rules) {member:.4g}")
+        else:
+            statistic, shown, passed = None, float(member), member >= alpha
+            looked = (f"{entry['applicable_sequences']} of {seqs} sequences x {bits:,} bits, {series}; p: "
+                      "Bonferroni minimum over the series of the SP 800-22 4.2 second-level p-values")
+        out.append(TestResult(name=name, statistic=statistic, pvalue=shown, alpha=alpha,
+                              passed=passed, n=bits * entry["applicable_sequences"],
+                              pvalues=tuple(pvalues), looked_at=looked,
+                              details={"battery_pvalue": member}).to_dict())
     return out
 
 
@@ -191,13 +202,15 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
     kat = [t.to_dict() for t in drbg_known_answer_tests()]
     progress("RNG: SP 800-90B health tests on the OS entropy")
     health = [t.to_dict() for t in entropy_health_tests(profile.entropy_bytes)]
-    progress(f"RNG: SP 800-22 and card batteries ({profile.battery} profile)")
+    progress(f"RNG: SP 800-22 and card batteries ({getattr(profile.battery, 'name', profile.battery)} profile)")
     source = bat.drbg_source("drbg:ctr", seed)
     result = bat.run_battery(source, profile.battery, alpha=alpha, jobs=jobs,
                              progress=lambda msg: progress(f"  {msg}"))
     bit_tests = _sp800_22_results(result, alpha)
+    draw_tests = [dict(entry, name=f"Scaled draws: {name}") for name, entry in (result.get("draws") or {}).items()]
     card_tests = [dict(entry, name=name) for name, entry in result["cards"].items()]
-    bit_members = {t["name"]: t["pvalue"] for t in bit_tests if t["applicable"]}
+    bit_members = {t["name"]: t["details"]["battery_pvalue"] for t in bit_tests if t["applicable"]}
+    bit_members.update({t["name"]: t["pvalue"] for t in draw_tests if t["applicable"] and t["pvalue"] is not None})
     card_members = {t["name"]: t["pvalue"] for t in card_tests if t["applicable"] and t["pvalue"] is not None}
     p = result["profile"]
     rng = {
@@ -209,9 +222,10 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
                                   "(rng.entropy); a failed health test stops generation",
             "Scaling": "rng.bounded: unbiased integers in [0, n) by rejection, never modulo",
         },
-        "tests": bit_tests, "kat": kat, "health": health,
-        "family": _family("SP 800-22 battery (Holm-Bonferroni)", bit_members, alpha,
-                          f"the {len(bit_members)} SP 800-22 tests' p-values") if bit_members else None,
+        "tests": bit_tests + draw_tests, "kat": kat, "health": health,
+        "family": _family("SP 800-22 battery (Holm-Bonferroni)" if not draw_tests else
+                          "SP 800-22 and scaled-draw batteries (Holm-Bonferroni)", bit_members, alpha,
+                          f"the {len(bit_members)} tests' p-values") if bit_members else None,
         "notes": [result["method"]],
     }
     shuffle = {
@@ -224,6 +238,7 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
                           f"the {len(card_members)} card tests' p-values") if card_members else None,
     }
     sizes = {"SP 800-22 bits per sequence": p["bits"], "SP 800-22 sequences": p["sequences"],
+             "scaled draws": p.get("draws", 0),
              "52-card deals": p["decks"], "4- and 5-card deals": p["small_decks"],
              "OS entropy bytes health-tested": profile.entropy_bytes}
     return rng, shuffle, sizes
@@ -274,7 +289,6 @@ def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: floa
         "wager_tallied": f"{main.name} (PAR sheet wager: {sheet.name})",
         "chunks": f"{len(result.per_chunk)} chunks of {result.config.chunk_rounds:,} rounds, chunk i from "
                   "stream (master seed, i)",
-        "rounds_per_second": round(result.rounds / result.seconds) if result.seconds else None,
     }
 
 
@@ -293,6 +307,19 @@ def procedures_section(fixtures: list[Path], progress: Progress) -> dict[str, An
 
 
 # ----------------------------------------------------------------------------- the run
+
+
+def issued_at_or_now(issued_at: datetime | None = None) -> datetime:
+    """The report's time stamp: given, else ``$SOURCE_DATE_EPOCH`` (reproducible builds), else now."""
+    if issued_at is not None:
+        return issued_at if issued_at.tzinfo else issued_at.replace(tzinfo=timezone.utc)
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            return datetime.fromtimestamp(int(epoch), timezone.utc)
+        except ValueError as exc:
+            raise ValueError(f"SOURCE_DATE_EPOCH must be an integer of seconds, got {epoch!r}") from exc
+    return datetime.now(timezone.utc).replace(microsecond=0)
 
 
 def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
@@ -355,7 +382,7 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
                         paytable_sha256=paytable_identity(pay_tables(spec_data)),
                         rng_module_version=f"rng {rng_version}", suite_version=f"certify {suite_version}",
                         spec_sha256=file_sha256(spec_path)),
-        issued_at=(issued_at or datetime.now(timezone.utc)).replace(microsecond=0),
+        issued_at=issued_at_or_now(issued_at),
         methodology={
             "alpha": ALPHA, "profile": chosen.name,
             "multiple_testing": "Holm-Bonferroni within each battery (SP 800-22; card and shuffle; simulation); "

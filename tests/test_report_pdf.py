@@ -36,8 +36,13 @@ def page_texts(pdf: bytes) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def sample_pdf() -> bytes:
-    return render(build_content(sample_input()))[0]
+def sample_content() -> dict:
+    return build_content(sample_input())
+
+
+@pytest.fixture(scope="module")
+def sample_pdf(sample_content) -> bytes:
+    return render(sample_content)[0]
 
 
 def test_same_input_gives_identical_bytes():
@@ -58,9 +63,9 @@ def test_every_page_says_page_x_of_n(sample_pdf):
         assert f"Page {i} of {n}" in text
 
 
-def test_certificate_page_carries_identity_standards_and_verdict(sample_pdf):
+def test_certificate_page_carries_identity_standards_and_verdict(sample_pdf, sample_content):
     first = page_texts(sample_pdf)[0]
-    content = build_content(sample_input())
+    content = sample_content
     for needle in (content["report_id"], "Five Card Mulligan Poker", content["product"]["paytable_sha256"],
                    "rng 0.1.0", "NIST SP 800-22 Rev. 1a", "VERDICT: PASS", "UNSIGNED"):
         assert needle in first, needle

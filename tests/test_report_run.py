@@ -123,3 +123,45 @@ def test_full_quick_run(tmp_path, monkeypatch, spec):
     assert out["verdict"] == "PASS"
     assert signing.verify_file(out["paths"]["pdf"], signing.default_roots()).ok
     assert Path(PROJECT_ROOT / "specs" / f"{spec}.yaml").exists()
+
+
+def test_a_run_with_a_pinned_time_stamp_is_byte_identical(tmp_path, monkeypatch):
+    from datetime import datetime, timezone
+
+    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", _missing("battery"))
+    monkeypatch.setattr(run_module, "par_sheet_section", _missing("analysis"))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796083200")
+    # Hash the tree once: other work may change a source file between the two runs.
+    from certify.report import identify
+
+    inventory = identify.software_inventory
+    cache: dict = {}
+    monkeypatch.setattr(identify, "software_inventory", lambda *a, **k: cache.setdefault(
+        repr((a, sorted(k.items()))), inventory(*a, **k)))
+    a = run_module.run("casino_stud", "quick", 11, tmp_path / "a")  # unsigned
+    b = run_module.run("casino_stud", "quick", 11, tmp_path / "b", issued_at=datetime(2026, 12, 1, tzinfo=timezone.utc))
+    for kind in ("pdf", "json"):
+        assert a["paths"][kind].read_bytes() == b["paths"][kind].read_bytes()
+    assert json.loads(a["paths"]["json"].read_text())["issued_at"] == "2026-12-01T00:00:00Z"
+
+
+def test_rng_and_shuffle_sections_from_a_small_real_battery():
+    from certify.report import build_content
+    from dataclasses import replace
+
+    from certify.stats.battery import resolve_profile
+    from test_report_model import sample_input
+
+    small = resolve_profile("quick", bits=200_000, sequences=2, decks=2_000, small_decks=2_000)
+    tiny = run_module.RunProfile("tiny", small, 1_000, 4_096)
+    rng, shuffle, sizes = run_module.rng_and_shuffle_sections(1, tiny, 0.01, 1, lambda _: None)
+    names = [t["name"] for t in rng["tests"]]
+    assert names[:3] == ["Frequency", "BlockFrequency", "CumulativeSums"] and len(names) >= 15
+    universal = rng["tests"][names.index("Universal")]
+    assert universal["applicable"] is False  # 200,000 bits are too few for Universal: not a failure
+    assert all("battery_pvalue" in t["details"] for t in rng["tests"][:15] if t["applicable"])
+    assert sizes["SP 800-22 sequences"] == 2 and sizes["52-card deals"] == 2_000
+    content = build_content(replace(sample_input(), rng=rng, shuffle=shuffle))
+    assert content["section_status"]["rng"] in ("pass", "fail")
+    assert content["sections"]["rng"]["family"]["name"].startswith("SP 800-22")
+    assert len(content["sections"]["rng"]["kat"]) == 3 and content["sections"]["shuffle"]["tests"]

@@ -361,11 +361,29 @@ def _par_sheet(c: dict) -> list:
         if i:
             out.append(CondPageBreak(250))
         out += _par_wager(wager, i + 1)
-    if sec["extra"]:
-        out += [Paragraph("Further figures", S["h2"]),
-                _kv_table([(k.replace("_", " ").capitalize(), Paragraph(_t(_compact(v)), S["wrap"]))
-                           for k, v in sec["extra"].items()], 150)]
+    for key, value in sec["extra"].items():
+        out.append(CondPageBreak(120))
+        out.append(Paragraph(_t(key.replace("_", " ").capitalize()), S["h2"]))
+        out += _nested(value)
     return out
+
+
+def _is_scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+def _nested(value: Any) -> list:
+    """A mapping of scalars as a two-column table; a mapping of such mappings as one table each."""
+    if isinstance(value, dict) and value and all(_is_scalar(v) for v in value.values()):
+        return [_kv_table([(str(k).replace("_", " "), _cell_text(v)) for k, v in value.items()], 170)]
+    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+        out: list = []
+        for k, v in value.items():
+            out += [P(str(k).replace("_", " "), "cellb")] + _nested(v) + [Spacer(1, 4)]
+        return out
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [_records_table(value)]
+    return [Paragraph(_t(_compact(value)), S["wrap"])]
 
 
 _PAR_FIGURES = (("house_edge", "House edge", "pct"), ("rtp", "Return to player", "pct"),
@@ -471,6 +489,8 @@ def _records_table(records: Any) -> Any:
 
 
 def _cell_text(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
     if isinstance(value, float):
         return _fmt_num(value, 8)
     if isinstance(value, (dict, list)):
