@@ -84,7 +84,7 @@ class SigningKey:
         """The signer as the report prints it (a :class:`certify.report.model.SignerInfo`)."""
         from certify.report.model import SignerInfo
 
-        return SignerInfo(subject=self.cert.subject.rfc4514_string(), issuer=self.cert.issuer.rfc4514_string(),
+        return SignerInfo(subject=describe_name(self.cert.subject), issuer=describe_name(self.cert.issuer),
                           fingerprint_sha256=self.cert.fingerprint(hashes.SHA256()).hex(),
                           algorithm=self.algorithm, development=self.development)
 
@@ -279,10 +279,16 @@ def sign_pdf(pdf: bytes, sk: SigningKey) -> bytes:
 
 def describe(cert: x509.Certificate) -> str:
     """"Common name (O=..., OU=...)": how a signer is named to people."""
+    return describe_name(cert.subject)
+
+
+def describe_name(name: x509.Name) -> str:
+    common = [str(a.value) for a in name.get_attributes_for_oid(NameOID.COMMON_NAME)]
     parts = [f"{label}={a.value}" for oid, label in ((NameOID.ORGANIZATION_NAME, "O"),
                                                       (NameOID.ORGANIZATIONAL_UNIT_NAME, "OU"))
-             for a in cert.subject.get_attributes_for_oid(oid)]
-    return f"{_common_name(cert)} ({', '.join(parts)})" if parts else _common_name(cert)
+             for a in name.get_attributes_for_oid(oid)]
+    head = common[0] if common else name.rfc4514_string()
+    return f"{head} ({', '.join(parts)})" if parts else head
 
 
 def _common_name(cert: x509.Certificate) -> str:
