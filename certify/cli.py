@@ -376,8 +376,10 @@ def _print_rng_table(result) -> None:
     profile = result["profile"]
     table = Table(title=f"RNG battery: {result['source']}",
                   caption=f"alpha {result['alpha']}; verdict: Holm-Bonferroni over all tests (JSON 'method')")
-    for column in ("test", "sample", "NIST prop.", "P_T", "min p", "test p", "Holm p", "verdict"):
-        table.add_column(column, no_wrap=True, justify="left" if column in ("test", "verdict") else "right")
+    # pass: worst proportion of sequences passing over the p-value series; NIST 4.2: series outside
+    # the 4.2.1 interval or below the 4.2.2 threshold (reported; the verdict is the Holm column)
+    for column in ("test", "sample", "pass", "min P_T", "NIST 4.2", "min p", "test p", "Holm p", "verdict"):
+        table.add_column(column, no_wrap=True, justify="left" if column in ("test", "verdict", "NIST 4.2") else "right")
     battery_seen = None
     for row in summary_rows(result):
         if battery_seen is not None and row["battery"] != battery_seen:
@@ -385,10 +387,10 @@ def _print_rng_table(result) -> None:
         battery_seen = row["battery"]
         style = "bold red" if row["verdict"] == "FAIL" else ("dim" if row["verdict"] != "pass" else None)
         table.add_row(f"{row['battery']} {row['test']}", row["sample"], row["proportion"], p(row["uniformity"]),
-                      p(row["min_p"]), p(row["member_p"]), p(row["adjusted_p"]), row["verdict"], style=style)
+                      row["nist"], p(row["min_p"]), p(row["member_p"]), p(row["adjusted_p"]), row["verdict"], style=style)
     console = Console()
-    if console.width < 120:
-        console = Console(width=120)
+    if console.width < 132:
+        console = Console(width=132)
     console.print(table)
     if result["sp800_22_skipped"]:
         console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")

@@ -364,7 +364,9 @@ def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
         else:
             proportion, uniform = "-", []
         min_p = min((lv["min_pvalue"] for lv in levels), default=None)
-        rows.append({"battery": "SP 800-22", "test": name, "series": len(entry["labels"]),
+        outside = sum(not lv["nist_ok"] for lv in levels)
+        nist = "-" if not levels else ("ok" if not outside else f"{outside}/{len(levels)} out")
+        rows.append({"battery": "SP 800-22", "test": name, "series": len(entry["labels"]), "nist": nist,
                      "sample": f"{entry['applicable_sequences']} seq", "proportion": proportion,
                      "uniformity": min(uniform) if uniform else None,
                      "nist_ok": entry["nist_second_level_ok"], "min_p": min_p,
@@ -373,7 +375,7 @@ def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     for battery_name, unit in (("cards", "deals"), ("draws", "draws")):
         for name, entry in result.get(battery_name, {}).items():
             member = adjusted.get(f"{battery_name}/{name}")
-            rows.append({"battery": battery_name, "test": name, "series": max(1, len(entry["pvalues"])),
+            rows.append({"battery": battery_name, "test": name, "series": max(1, len(entry["pvalues"])), "nist": "-",
                          "sample": f"{entry['n']:,} {unit}", "proportion": "-", "uniformity": None,
                          "nist_ok": None, "min_p": min(entry["pvalues"]) if entry["pvalues"] else None,
                          "member_p": entry["pvalue"], "adjusted_p": member["adjusted"] if member else None,
