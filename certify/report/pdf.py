@@ -97,10 +97,14 @@ def _pct(x: Any, digits: int = 4) -> str:
     return f"{100 * x:.{digits}f}%" if isinstance(x, (int, float)) else "-"
 
 
-def _status_para(status: str) -> Paragraph:
+def _status_markup(status: str) -> str:
     colour = {PASS: GREEN, FAIL: RED, NOT_RUN: AMBER}.get(status, colors.black)
     label = {PASS: "PASS", FAIL: "FAIL", NOT_RUN: "NOT RUN"}.get(status, status.upper())
-    return Paragraph(f'<font color="{colour.hexval()}"><b>{_t(label)}</b></font>', S["cell"])
+    return f'<font color="{colour.hexval()}"><b>{_t(label)}</b></font>'
+
+
+def _status_para(status: str) -> Paragraph:
+    return Paragraph(_status_markup(status), S["cell"])
 
 
 def _table(rows: list[list[Any]], widths: list[float], header: bool = True,
@@ -330,8 +334,7 @@ def _test_section(c: dict, key: str, number: int, title: str) -> list:
     sec = c["sections"][key]
     if sec is None:
         return out + _not_run(title)
-    out.append(Paragraph("Section verdict: ", S["body"]))
-    out[-1] = Paragraph(f"Section verdict: {_status_para(sec['status']).text}", S["body"])
+    out.append(Paragraph(f"Section verdict: {_status_markup(sec['status'])}", S["body"]))
     for group, label in (("kat", "Known-answer tests"), ("health", "Health tests"), ("tests", "Statistical tests")):
         if sec[group]:
             out += [Paragraph(label, S["h2"]), _table(_test_rows(sec[group]), _TEST_WIDTHS)]
@@ -513,7 +516,7 @@ def _simulation(c: dict) -> list:
                  f"its {rtp['confidence'] * 100:g}% confidence interval is [{_pct(rtp['ci_low'])}, "
                  f"{_pct(rtp['ci_high'])}], which {'contains' if rtp['passed'] else 'does NOT contain'} the "
                  f"theoretical return {_pct(rtp['theoretical'])} of the PAR sheet.")
-    out += [Paragraph(f"Section verdict: {_status_para(sec['status']).text}", S["body"]),
+    out += [Paragraph(f"Section verdict: {_status_markup(sec['status'])}", S["body"]),
             P(statement, "body"),
             P(f"Outcome frequencies against the PAR sheet: chi-square = {_fmt_num(chi['statistic'])} with "
               f"{_fmt_num(chi.get('dof'))} degrees of freedom, p = {_fmt_p(chi['pvalue'])} at alpha "
@@ -550,7 +553,7 @@ def _procedures(c: dict) -> list:
     if sec is None:
         return out + _not_run("The procedure scenarios")
     failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
-    out.append(Paragraph(f"Section verdict: {_status_para(sec['status']).text} "
+    out.append(Paragraph(f"Section verdict: {_status_markup(sec['status'])} "
                          f"({len(sec['scenarios'])} scenarios, {failed} failed)", S["body"]))
     if sec["fixtures"]:
         out.append(P("Fixture files: " + ", ".join(sec["fixtures"]), "small"))
