@@ -106,6 +106,13 @@ def test_fair_small_decks_pass():
         assert result.passed and result.dof == factorial(m) - 1
 
 
+def test_serial_independence_on_partial_deals_uses_top_card_pairs():
+    fair = cards.serial_independence(fair_deals(30_000, k=5, seed=4))
+    assert fair.passed and "top cards of deals 2i and 2i+1" in fair.looked_at and fair.dof == 52 * 52 - 1
+    repeated = np.repeat(fair_deals(15_000, k=5, seed=5), 2, axis=0)  # every deal dealt twice
+    assert cards.serial_independence(repeated).pvalue < 1e-100
+
+
 def test_partial_deals_use_the_column_sum_part():
     result = cards.card_position(fair_deals(20_000, k=7))
     assert result.passed and result.dof == 7 * 51

@@ -29,7 +29,8 @@ are referred to their large-sample chi-square law with every cell expecting at l
 * ``serial_independence``: for full decks, the permutation taking deal i to deal i+1. If deals are
   independent and uniform these N-1 permutations are themselves independent and uniform (the steps
   of a random walk on the symmetric group), so their position table is tested like
-  ``card_position``; a repeated or barely-changed deck shows at once.
+  ``card_position``; a repeated or barely-changed deck shows at once. Partial deals: the top cards
+  of deals 2i and 2i+1 (52 x 52 table).
 * ``repeated_deals``: the number of pairs of identical deals (birthday problem); with 52!/(52-k)!
   possible deals the expected count is tiny, so a generator with a small seed space (a 32-bit
   clock) or a short period is caught by its repeats. Poisson tail with mean C(N, 2) / possible
@@ -209,11 +210,22 @@ def _step_table(d):
 
 
 def serial_independence(deals, alpha: float = 0.01) -> TestResult:
-    """Position table of the permutations carrying each full deal to the next (module docstring)."""
+    """Position table of the permutations carrying each full deal to the next (module docstring).
+
+    Partial deals (k < 52) have no such permutation: the test is then on the top cards of
+    non-overlapping pairs of consecutive deals (2i, 2i+1), independent and uniform on 52 x 52.
+    """
     d = check_deals(deals)
     name = "SerialIndependence"
     if d.shape[1] != DECK:
-        return TestResult.not_applicable(name, len(d), alpha, "needs full 52-card deals")
+        pairs = len(d) // 2
+        top = d[: 2 * pairs, 0].astype(np.int64)
+        counts = np.bincount(top[0::2] * DECK + top[1::2], minlength=DECK * DECK)
+        if pairs < 5 * DECK * DECK:
+            return TestResult.not_applicable(name, len(d), alpha,
+                                             f"partial deals: top-card pairs need {10 * DECK * DECK} deals")
+        return uniform_gof(counts, alpha=alpha, name=name,
+                           looked_at=f"top cards of deals 2i and 2i+1 (partial deals), {pairs} pairs")
     if len(d) < 2:
         return TestResult.not_applicable(name, len(d), alpha, "needs at least two deals")
     table = _step_table(np.ascontiguousarray(d))
