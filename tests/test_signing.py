@@ -284,3 +284,17 @@ def test_sign_failure_leaves_the_file_untouched(tmp_path, key):
     with pytest.raises(signing.SigningError):
         signing.sign_file(target, key)
     assert target.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["broken.pdf"]
+
+
+def test_a_pdf_reader_shows_the_signature(signed_pdf, tmp_path):
+    """poppler's pdfsig, an independent PDF implementation: valid, whole document, and a flip is caught."""
+    if shutil.which("pdfsig") is None:
+        pytest.skip("pdfsig (poppler-utils) not installed")
+    (tmp_path / "r.pdf").write_bytes(signed_pdf)
+    out = subprocess.run(["pdfsig", "r.pdf"], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert "Signature Field Name: Signature1" in out and "Test Lab report signing" in out
+    assert "ETSI.CAdES.detached" in out and "Total document signed" in out
+    assert "Signature is Valid" in out
+    (tmp_path / "r.pdf").write_bytes(_flip(signed_pdf, len(signed_pdf) // 3))
+    out = subprocess.run(["pdfsig", "r.pdf"], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert "Signature is Valid" not in out
