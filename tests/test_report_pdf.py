@@ -136,18 +136,19 @@ def test_an_exception_mid_render_leaves_no_file(tmp_path, monkeypatch):
     assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
 
 
-def test_a_failure_while_writing_leaves_no_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("interruption", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_failure_or_interrupt_while_writing_leaves_no_file(tmp_path, monkeypatch, interruption):
     real_replace = os.replace
     calls = []
 
     def replace_then_fail(src, dst):
         calls.append(dst)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
+        if len(calls) == 2:  # the first file is already in place: it must be taken back
+            raise interruption
         return real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", replace_then_fail)
-    with pytest.raises(OSError):
+    with pytest.raises(type(interruption)):
         write_report(sample_input(), tmp_path, "r")
     assert len(calls) == 2 and list(tmp_path.iterdir()) == []
 
