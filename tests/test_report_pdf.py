@@ -61,6 +61,7 @@ def test_every_page_says_page_x_of_n(sample_pdf):
     assert n >= 8
     for i, text in enumerate(texts, 1):
         assert f"Page {i} of {n}" in text
+        assert len(text) > 300, f"page {i} is (nearly) blank"
 
 
 def test_certificate_page_carries_identity_standards_and_verdict(sample_pdf, sample_content):

@@ -22,6 +22,7 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Frame, KeepTogether, NextPageTemplate,
                                 PageBreak, PageTemplate, Paragraph, Spacer, Table, TableStyle)
+from reportlab.platypus.flowables import PageBreakIfNotEmpty
 
 from certify.report import charts
 from certify.report.model import (FAIL, NOT_RUN, PASS, REQUIRED_SECTIONS, SECTION_TITLES,
@@ -381,8 +382,8 @@ def _nested(value: Any) -> list:
         return [_kv_table([(str(k).replace("_", " "), _cell_text(v)) for k, v in value.items()], 170)]
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
         out: list = []
-        for k, v in value.items():
-            out += [P(str(k).replace("_", " "), "cellb")] + _nested(v) + [Spacer(1, 4)]
+        for i, (k, v) in enumerate(value.items()):
+            out += ([Spacer(1, 4)] if i else []) + [P(str(k).replace("_", " "), "cellb")] + _nested(v)
         return out
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return [_records_table(value)]
@@ -667,14 +668,14 @@ def _draw_signature_box(canv, doc) -> None:
 def build_story(content: dict) -> list:
     story: list = []
     story += _certificate(content)
-    story += [PageBreak()] + _summary(content) + _scope(content)
-    story += [PageBreak()] + _software(content)
-    story += [PageBreak()] + _descriptions(content) + _methodology(content)
-    story += [PageBreak()] + _test_section(content, "rng", 6, "RNG results")
-    story += [PageBreak()] + _test_section(content, "shuffle", 7, "Shuffle results")
-    story += [PageBreak()] + _par_sheet(content)
-    story += [PageBreak()] + _simulation(content)
-    story += [PageBreak()] + _procedures(content)
+    story += [PageBreakIfNotEmpty()] + _summary(content) + _scope(content)
+    story += [PageBreakIfNotEmpty()] + _software(content)
+    story += [PageBreakIfNotEmpty()] + _descriptions(content) + _methodology(content)
+    story += [PageBreakIfNotEmpty()] + _test_section(content, "rng", 6, "RNG results")
+    story += [PageBreakIfNotEmpty()] + _test_section(content, "shuffle", 7, "Shuffle results")
+    story += [PageBreakIfNotEmpty()] + _par_sheet(content)
+    story += [PageBreakIfNotEmpty()] + _simulation(content)
+    story += [PageBreakIfNotEmpty()] + _procedures(content)
     story += [CondPageBreak(150)] + _findings(content)
     story += [NextPageTemplate("signature"), PageBreak(), KeepTogether(_signatures(content))]
     return story
