@@ -96,6 +96,7 @@ def test_json_is_written_atomically(tmp_path):
 
 
 def test_two_processes_give_the_same_p_values_as_one():
-    one = battery.sp800_22_battery(streams.stream(12, 0), 20_000, 2, jobs=1)
-    two = battery.sp800_22_battery(streams.stream(12, 0), 20_000, 2, jobs=2)
+    # 2 x 1,000,000 bits: enough for the process pool to be used (PARALLEL_MIN_BITS)
+    one = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=1)
+    two = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=2)
     assert {k: v["pvalues"] for k, v in one.items()} == {k: v["pvalues"] for k, v in two.items()}

@@ -35,6 +35,7 @@ from certify.stats.multiple import holm, member_pvalue, second_level
 from certify.stats.result import TestResult
 
 SCHEMA = "certify.rng/1"
+PARALLEL_MIN_BITS = 2_000_000  # below this, starting worker processes costs more than it saves
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
         raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
     packed = [bytes(source.random_bytes(n_bits // 8)) for _ in range(sequences)]
     per_sequence: list[list[dict[str, Any]]]
-    if jobs > 1 and sequences > 1:
+    if jobs > 1 and sequences > 1 and n_bits * sequences >= PARALLEL_MIN_BITS:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
             futures = [pool.submit(_run_sequence, p, n_bits, alpha) for p in packed]
             per_sequence = []
@@ -328,7 +329,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
             if entry["applicable"]:
                 members[f"{battery_name}/{name}"] = entry["pvalue"]
     if not members:
-        raise ValueError("no applicable test: give more bits or more decks")
+        raise ValueError("no applicable test: give more bits, decks or draws")
     family = holm(members, alpha)
     return {
         "schema": SCHEMA,
