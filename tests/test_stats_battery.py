@@ -100,3 +100,12 @@ def test_two_processes_give_the_same_p_values_as_one():
     one = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=1)
     two = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=2)
     assert {k: v["pvalues"] for k, v in one.items()} == {k: v["pvalues"] for k, v in two.items()}
+
+
+@pytest.mark.slow
+def test_certified_drbg_passes_the_lab_profile():
+    # 100 x 1,000,000 bits (4.2.2 uniformity applies), 1,000,000 deals, 10,000,000 draws; about a minute on 2 cores
+    result = battery.run_battery(battery.drbg_source("drbg:ctr", 1), "lab", jobs=2)
+    assert result["passed"], battery.failure_message(result)
+    frequency = result["sp800_22"]["Frequency"]["second_level"][0]
+    assert frequency["m"] == 100 and frequency["uniformity_pvalue"] is not None
