@@ -426,22 +426,36 @@ def _par_wager(d: dict, number: int) -> list:
     out.append(_kv_table(pairs, 150))
     table = d["return_table"]
     exact = any("combinations" in r for r in table)
-    head = ["Event", "Pays"] + (["Combinations"] if exact else []) + ["Probability", "Return"]
+    errors = not exact and any(isinstance(r.get("std_error"), (int, float)) for r in table)
+    head = (["Event", "Pays"] + (["Combinations"] if exact else []) + ["Probability"]
+            + (["Std. error"] if errors else []) + ["Return"])
     rows = [_header_row(*head)]
     for r in table:
         row = [P(r["event"]), P(_fmt_num(r.get("pays")))]
         if exact:
             row.append(P(_fmt_num(r.get("combinations"))))
+        row.append(P(f"{r['probability']:.10f}"))
+        if errors:
+            se = r.get("std_error")
+            row.append(P(f"{se:.2e}" if isinstance(se, (int, float)) else "-"))
         ret = r.get("return")
-        row += [P(f"{r['probability']:.10f}"), P(f"{ret:+.10f}" if isinstance(ret, (int, float)) else "-")]
+        row.append(P(f"{ret:+.10f}" if isinstance(ret, (int, float)) else "-"))
         rows.append(row)
     total_p = sum(r["probability"] for r in table)
     total_r = sum(r["return"] for r in table if isinstance(r.get("return"), (int, float)))
     total = [P("Total", "cellb"), P("")]
     if exact:
         total.append(P(_fmt_num(sum(int(r.get("combinations") or 0) for r in table))))
-    rows.append(total + [P(f"{total_p:.10f}"), P(f"{total_r:+.10f}")])
-    widths = [BODY_W - 335, 45, 100, 95, 95] if exact else [BODY_W - 235, 45, 95, 95]
+    total.append(P(f"{total_p:.10f}"))
+    if errors:
+        total.append(P(""))
+    rows.append(total + [P(f"{total_r:+.10f}")])
+    if exact:
+        widths = [BODY_W - 335, 45, 100, 95, 95]
+    elif errors:
+        widths = [BODY_W - 295, 45, 90, 65, 95]
+    else:
+        widths = [BODY_W - 235, 45, 95, 95]
     out += [Spacer(1, 4), _table(rows, widths)]
     table_rows = d.get("strategy_table") or []
     if 0 < len(table_rows) <= 40:
@@ -481,7 +495,7 @@ def _records_table(records: Any) -> Any:
     """A list of flat dicts as a table (long lists are cut with a note); anything else as text."""
     if not (isinstance(records, list) and records and all(isinstance(r, dict) for r in records)):
         return Paragraph(_t(_compact(records)), S["wrap"])
-    keys = list(dict.fromkeys(k for r in records for k in r))[:8]
+    keys = list(dict.fromkeys(k for r in records for k in r))[:10]
     rows = [_header_row(*[k.replace("_", " ") for k in keys])]
     limit = 60
     for r in records[:limit]:
@@ -496,7 +510,7 @@ def _cell_text(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     if isinstance(value, float):
-        return _fmt_num(value, 8)
+        return _fmt_num(value, 6)
     if isinstance(value, (dict, list)):
         return _compact(value, 200)
     return "-" if value is None else str(value)
@@ -516,7 +530,9 @@ def _simulation(c: dict) -> list:
     statement = (f"Over {sec['rounds']:,} simulated rounds the observed return to player is {_pct(rtp['observed'])}; "
                  f"its {rtp['confidence'] * 100:g}% confidence interval is [{_pct(rtp['ci_low'])}, "
                  f"{_pct(rtp['ci_high'])}], which {'contains' if rtp['passed'] else 'does NOT contain'} the "
-                 f"theoretical return {_pct(rtp['theoretical'])} of the PAR sheet.")
+                 f"theoretical return {_pct(rtp['theoretical'])} of the PAR sheet"
+                 + (f" (wager tallied: {sec['extra']['wager_tallied']})." if sec["extra"].get("wager_tallied")
+                    else "."))
     out += [Paragraph(f"Section verdict: {_status_markup(sec['status'])}", S["body"]),
             P(statement, "body"),
             P(f"Outcome frequencies against the PAR sheet: chi-square = {_fmt_num(chi['statistic'])} with "
