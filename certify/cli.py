@@ -453,6 +453,9 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
                       progress=progress)
     except (signing.SigningError, SpecError, ReportDataError) as exc:
         raise CertifyError(str(exc)) from exc
+    except KeyboardInterrupt:
+        click.echo("interrupted: no report was written", err=True)
+        sys.exit(130)
     for kind, path in outcome["paths"].items():
         click.echo(f"wrote {path}")
     timings = ", ".join(f"{k} {v:.1f} s" for k, v in outcome["timings"].items())
