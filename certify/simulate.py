@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 
 import numpy as np
@@ -171,8 +171,11 @@ def _local_results(config: RunConfig, todo: list[tuple[int, int]], workers: int)
         for index, n in todo:
             yield index, run_chunk(config, index, n)
         return
-    # spawn, not fork: a worker starts clean (no inherited DRBG state, no threads of the parent)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    # fork where there is one: workers start at once and a caller's script needs no __main__
+    # guard. Safe here: a worker derives its own DRBG from (seed, chunk) and never touches a
+    # DRBG of the parent (a forked DRBG refuses to generate anyway: rng.drbg's fork check).
+    method = "fork" if "fork" in get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method)) as pool:
         pending = {}
         queue = list(todo)
         try:
@@ -350,8 +353,9 @@ def par_wager(par, wager: str):
             if name in names:
                 return par.wager(name)
         return par.main
-    if wager in names:
-        return par.wager(wager)
+    for name in names:
+        if name.lower() == wager:
+            return par.wager(name)
     raise SimulationError(f"the PAR sheet of {par.spec} has no wager {wager!r} (it has {names})")
 
 

@@ -1,0 +1,78 @@
+"""The compiled kernel and the per-round rules settle the same decks identically, 100,000 rounds
+per spec (the engines' ``settle`` functions with the spec's strategy objects; the full state
+machine is compared on fewer rounds in test_games_kernel_agreement.py)."""
+
+import zlib
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from certify.games import holdem_bonus, kernels, mulligan, stud
+from certify.spec import load_spec
+from rng import shuffle, streams
+
+ROUNDS = 100_000
+ONE = Decimal(1)
+
+
+def _stud(spec, deck, strategy):
+    player, dealer = tuple(deck[0:5]), tuple(deck[5:10])
+    view = stud.StudView(0, player, dealer[spec.dealer.up_card_index], ONE, ("fold", "bet"))
+    decision = strategy.decide(view)
+    net = stud.settle(spec, player, dealer, decision)
+    out = {"main": sum(net.values(), Decimal(0))}
+    if spec.progressive is not None:
+        award = stud.progressive_award(spec, stud.rank_hand(player), spec.progressive.meter_reset) \
+            if decision == "bet" or spec.progressive.paid_on_fold else None
+        out["progressive"] = (award if award is not None else Decimal(0)) - spec.progressive.wager
+    return out
+
+
+def _mulligan(spec, deck, strategy):
+    original = tuple(deck[0:5])
+    decision = strategy.decide(mulligan.MulliganView(0, original, ONE, ("stand", "mulligan")))
+    redraw_at = 15 if decision == "mulligan" else 10
+    net = mulligan.settle(spec, original, decision, tuple(deck[10:15]), tuple(deck[5:10]),
+                          tuple(deck[redraw_at:redraw_at + 5]), bonus=ONE)
+    return {"main": net["ante"] + net.get("raise", Decimal(0)), "bonus": net["bonus"]}
+
+
+def _holdem(spec, deck, strategy):
+    hole, dealer, board = tuple(deck[0:2]), tuple(deck[2:4]), tuple(deck[4:9])
+    legal = ("check", "bet")
+    pre = strategy.decide(holdem_bonus.HoldemView(0, "preflop", hole, (), ONE, ("fold", "bet")))
+    if pre == "fold":
+        decisions = ("fold",)
+    else:
+        turn = strategy.decide(holdem_bonus.HoldemView(0, "flop", hole, board[:3], ONE, legal))
+        river = strategy.decide(holdem_bonus.HoldemView(0, "turn", hole, board[:4], ONE, legal))
+        decisions = ("bet", turn, river)
+    net = holdem_bonus.settle(spec, hole, dealer, board, decisions, bonus=ONE)
+    main = sum((net.get(w, Decimal(0)) for w in ("ante", "flop", "turn", "river")), Decimal(0))
+    return {"main": main, "bonus": net["bonus"]}
+
+
+PER_ROUND = {"stud": (stud, _stud), "mulligan": (mulligan, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
+
+
+@pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan",
+                                  "five_card_mulligan_online", "texas_holdem_bonus", "texas_holdem_bonus_2x"])
+def test_kernel_settles_like_the_rules_round_for_round(name):
+    spec = load_spec(name)
+    kernel = kernels.kernel_for(spec)
+    module, per_round = PER_ROUND[spec.family]
+    strategy = module.strategy_from_spec(spec)
+    decks = shuffle.deal_batch(streams.stream(20261129, (1, zlib.crc32(name.encode()))), ROUNDS,
+                               kernel.cards_per_round)
+    events, _ = kernel.events(decks)
+    mismatches = []
+    for r in range(ROUNDS):
+        deck = [int(c) for c in decks[r]]
+        want = {k: Fraction(v) for k, v in per_round(spec, deck, strategy).items()}
+        got = {w.name: w.nets[events[r, j]] for j, w in enumerate(kernel.wagers)}
+        if got != want:
+            mismatches.append((r, deck, got, want))
+            if len(mismatches) > 5:
+                break
+    assert not mismatches, mismatches
