@@ -327,7 +327,7 @@ def test_bonus_forfeited_on_fold_only_when_the_spec_says_so():
 # ---- the full computation (minutes) -------------------------------------------------------------
 @pytest.mark.slow
 def test_full_game_agrees_with_the_published_analysis():
-    # Wizard of Odds, "Texas Hold'em Bonus" (wizardofodds.com/games/texas-hold-em-bonus/), Las Vegas
+    # Wizard of Odds, "Texas Hold'em Bonus" (http://www.wizardofodds.com/texasholdembonus), Las Vegas
     # rules (Flop bet 2x, Ante pays on a straight or better): house edge 2.037%, average wager
     # 3.8181 Antes, element of risk 0.5335%, standard deviation 3.500839, and the expected values
     # of playing two-card hands, e.g. 2-3 unsuited -1.155927 ... 2-K unsuited -0.102668. The same
