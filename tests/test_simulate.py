@@ -102,7 +102,8 @@ def test_kill_at_any_moment_leaves_a_valid_checkpoint(tmp_path):
     assert a["wagers"] == b["wagers"] and a["rounds"] == b["rounds"] == 40 * SMALL_CHUNK
 
 
-@pytest.mark.parametrize("spec", ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online"])
+@pytest.mark.parametrize("spec", ["caribbean_stud", "five_card_mulligan", "five_card_mulligan_online",
+                                  "texas_holdem_bonus"])
 def test_fair_engine_passes_verification(spec):
     result = sim.simulate(spec, 60 * SMALL_CHUNK, seed=2024, workers=2, chunk_rounds=SMALL_CHUNK)
     verification = sim.verify(result, par_sheet(load_spec(spec)))
@@ -119,6 +120,7 @@ NEGATIVE_CONTROLS = [
     ("five_card_mulligan", "bonus-kept-after-mulligan", 60 * SMALL_CHUNK, {"bonus: outcome frequencies"}),
     ("casino_stud", "naive-shuffle", 60 * SMALL_CHUNK, {"card x position"}),
     ("casino_stud", "modulo-deal", 60 * SMALL_CHUNK, {"card x position"}),
+    ("texas_holdem_bonus", "ante-pays-on-pair", 60 * SMALL_CHUNK, {"main: payouts", "main: RTP"}),
 ]
 
 
