@@ -348,13 +348,13 @@ INVENTOR_ROWS_OUTSIDE = {
     "win with trips, bet 1", "win with straight, bet 1", "win with flush, bet 1",
     "win with full house, bet 1", "win with quads, bet 1", "lose, bet 1",
     "win with high card, bet 2", "win with pair, bet 2", "win with two pair, bet 2",
-    "win with trips, bet 2", "win with royal flush, bet 2",
+    "win with trips, bet 2",
 }
 
 
 @pytest.mark.slow
 def test_inventor_rows_against_our_confidence_intervals(full_sheet):
-    """Every row of his table, against our 99% family-wise interval: 10 rows inside, 14 outside
+    """Every row of his table, against our 99% family-wise interval: 11 rows inside, 13 outside
     (listed above, pinned so that a change on either side is seen)."""
     sheet = full_sheet.wager(mulligan.SPEC_STRATEGY_WAGER)
     rows = {r.event: r for r in sheet.rows}

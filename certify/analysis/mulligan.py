@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -56,8 +57,8 @@ _SHOWN_RANKS = (5, 4, 3, 3, 1, 5, 2, 2, 1, 0)
 
 # default Monte Carlo budgets, in scenarios per player hand (a class gets this x its size)
 DECISION_SAMPLES = 20
-REFINE_SAMPLES = 3000
-EVALUATION_SAMPLES = 150
+REFINE_SAMPLES = 6000
+EVALUATION_SAMPLES = 300
 MIN_STRATUM_SAMPLES = 30  # expected scenarios in the rarer stratum (dealer stood / redrew) per class
 CHART_VALUES = 12  # hand values shown on either side of the threshold
 REFINE_VALUES = 30  # hand values refined on either side of the decision pass's threshold
@@ -321,7 +322,14 @@ def main_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.nda
     edge_var = float((fs ** 2 * est.stand_ev_var).sum() + (fm ** 2 * est.mull_ev_var).sum())
     return WagerSheet(name=name, rows=tuple(rows), exact=False, strategy=strategy,
                       strategy_table=table, strategy_chart=chart, samples=est.samples,
-                      house_edge_std_error=math.sqrt(edge_var), notes=notes)
+                      house_edge_std_error=math.sqrt(edge_var), notes=notes + row_intervals(rows))
+
+
+def row_intervals(rows: list[ReturnRow], level: float = 0.95) -> tuple[str, ...]:
+    """The confidence interval of each simulated row's probability, as printable lines."""
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    return tuple(f"{100 * level:g}% CI {r.event}: [{float(r.probability) - z * r.std_error:.8f}, "
+                 f"{float(r.probability) + z * r.std_error:.8f}]" for r in rows)
 
 
 def _bonus_categories(rules: MulliganRules) -> list[int]:
@@ -365,7 +373,7 @@ def bonus_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.nd
                       samples=est.samples, house_edge_std_error=math.sqrt(edge_var),
                       notes=(f"paid on the original hand only if it {when} the dealer's final "
                              "hand: exact where the dealer stood on his first five, simulated "
-                             "where he redrew",))
+                             "where he redrew",) + row_intervals(rows))
 
 
 def _strategy_report(adv: ValueAdvantage, threshold: int, cls: Classes,
