@@ -249,6 +249,19 @@ def test_analysis_agrees_with_the_simulation_engine(tmp_path, rules, cards):
     assert pvalue(mulligans[k:], wrong_mull) < 1e-6
 
 
+def test_simulation_is_reproducible_and_streams_differ(rules, sample):
+    """One random stream per (seed, pass, class): the same call gives the same tallies whatever the
+    thread scheduling; another pass or seed gives different ones."""
+    cls = sample[0]
+    a = mulligan.simulate(rules, cls, 2, seed=3, stream=0)
+    assert np.array_equal(a, mulligan.simulate(rules, cls, 2, seed=3, stream=0))
+    assert not np.array_equal(a, mulligan.simulate(rules, cls, 2, seed=3, stream=1))
+    assert not np.array_equal(a, mulligan.simulate(rules, cls, 2, seed=4, stream=0))
+    floor = np.ceil(mulligan.MIN_STRATUM_SAMPLES / np.minimum(cls.first[:, 0], comb(47, 5) - cls.first[:, 0])
+                    * comb(47, 5))
+    assert (a.sum(axis=(1, 2, 3)) == np.maximum(2 * cls.weights, floor)).all()
+
+
 def test_event_names_are_the_simulation_kernels(spec, rules, sample):
     cls, _, est = sample
     sheet = mulligan.main_sheet(rules, cls, est, cls.values >= rules.spec_stand_value, "main game", "", [], [])
