@@ -366,3 +366,25 @@ def test_full_game_agrees_with_the_published_analysis():
     for s in (sheet, one):
         simple = s.wager(hb.SPEC_STRATEGY_WAGER)
         assert simple.cycle == main.cycle and simple.house_edge > s.main.house_edge
+
+
+def test_par_sheet_wiring_with_small_deck_counts(small, monkeypatch):
+    # The full-deck counts take minutes (covered by the slow test); the wiring from the spec to the
+    # three wagers and their JSON is checked here on the small deck's counts.
+    seen = []
+
+    def fake_counts(ante_category, win_pays, rule=None, bet_when_indifferent=False):
+        seen.append((ante_category, win_pays, rule))
+        return small
+
+    monkeypatch.setattr(hb, "full_deck_counts", fake_counts)
+    spec = load_spec("texas_holdem_bonus_2x")
+    sheet = hb.par_sheet(spec)
+    assert seen == [(STRAIGHT, Fraction(1), PAIR_RULE)]
+    assert [w.name for w in sheet.wagers] == ["main game", hb.SPEC_STRATEGY_WAGER, "Bonus"]
+    assert sheet.main.expected_return == hb.main_game_sheet(hb.HoldemRules.from_spec(spec), small).expected_return
+    assert sheet.wager("Bonus").house_edge == hb.bonus_sheet(spec).house_edge
+    d = sheet.to_dict()
+    main = d["wagers"][0]
+    assert main["exact"] and main["cycle"] == sum(r["combinations"] for r in main["return_table"])
+    assert [r["event"] for r in main["return_table"]] == hb.event_names(hb.HoldemRules.from_spec(spec))
