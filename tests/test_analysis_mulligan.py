@@ -267,7 +267,7 @@ def test_event_names_are_the_simulation_kernels(spec, rules, sample):
     sheet = mulligan.main_sheet(rules, cls, est, cls.values >= rules.spec_stand_value, "main game", "", [], [])
     kernel = kernel_for(spec)
     assert [r.event for r in sheet.rows] == kernel.wagers[0].events
-    assert [float(r.pays) for r in sheet.rows] == [float(n) for n in kernel.wagers[0].nets]
+    assert [r.pays for r in sheet.rows] == list(kernel.wagers[0].nets)  # exact Fractions
     bonus = mulligan.bonus_sheet(rules, cls, est, cls.values >= rules.spec_stand_value, "spec")
     assert [r.event for r in bonus.rows] == kernel.wagers[1].events
 

@@ -299,10 +299,10 @@ def main_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.nda
     f = cls.weights / total
     fs, fm = np.where(stand, f, 0.0), np.where(stand, 0.0, f)
     rows = []
-    bet1, bet2 = rules.bet1_pays(), rules.bet2_pays()
-    for stake, pays, frac in (("1", bet1, fs), (str(rules.bet2), bet2, fm)):
+    for standing, stake, frac in ((True, Fraction(1), fs), (False, rules.bet2, fm)):
+        pays = [rules.win(c, stake) for c in range(N_CAT)] + [Fraction(0), -stake]  # exact
         for o in range(N_CAT + 2):
-            if stake == "1":
+            if standing:
                 if o < N_CAT:
                     sel = cls.categories == o
                     p = float((frac[sel] * est.stand_p[sel, 0]).sum())
@@ -316,9 +316,9 @@ def main_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.nda
                 var = float((frac ** 2 * est.mull_var[:, o]).sum())
             label = (f"win with {hands.CATEGORY_NAMES[o]}" if o < N_CAT
                      else "tie" if o == N_CAT else "lose")
-            bet = "1" if stake == "1" else "2"
-            rows.append(ReturnRow(event=f"{label}, bet {bet}", pays=float(pays[o]), probability=p,
-                                  wagered=float(Fraction(stake)), std_error=math.sqrt(var)))
+            bet = "1" if standing else "2"
+            rows.append(ReturnRow(event=f"{label}, bet {bet}", pays=pays[o], probability=p,
+                                  wagered=stake, std_error=math.sqrt(var)))
     edge_var = float((fs ** 2 * est.stand_ev_var).sum() + (fm ** 2 * est.mull_ev_var).sum())
     return WagerSheet(name=name, rows=tuple(rows), exact=False, strategy=strategy,
                       strategy_table=table, strategy_chart=chart, samples=est.samples,
@@ -362,11 +362,11 @@ def bonus_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.nd
         sel = keeps & (cls.categories == c)
         p = float((f[sel] * not_beaten[sel]).sum())
         var = float((f[sel] ** 2 * nb_var[sel]).sum())
-        rows.append(ReturnRow(event=hands.CATEGORY_NAMES[c], pays=float(rules.bonus_odds[c]),
+        rows.append(ReturnRow(event=hands.CATEGORY_NAMES[c], pays=rules.bonus_odds[c],
                               probability=p, std_error=math.sqrt(var)))
         paid_p += p
         edge_var += float(rules.bonus_odds[c] + 1) ** 2 * var
-    rows.append(ReturnRow(event="no win", pays=-1.0, probability=1 - paid_p,
+    rows.append(ReturnRow(event="no win", pays=Fraction(-1), probability=1 - paid_p,
                           std_error=math.sqrt(sum(r.std_error ** 2 for r in rows))))
     when = "beats" if not with_tie else "beats or ties"
     return WagerSheet(name="bonus", rows=tuple(rows), exact=False, strategy=strategy,
