@@ -52,9 +52,11 @@ def _styles() -> dict[str, ParagraphStyle]:
         "title": ParagraphStyle("title", parent=base["Title"], fontSize=20, leading=24, spaceAfter=6),
         "subtitle": ParagraphStyle("subtitle", parent=base["Normal"], fontSize=11, alignment=TA_CENTER,
                                    textColor=colors.HexColor("#404040"), spaceAfter=14),
+        # keepWithNext: a heading never ends a page without the first lines of what it heads.
         "h1": ParagraphStyle("h1", parent=base["Heading1"], fontSize=14, leading=17, spaceBefore=10,
-                             spaceAfter=6, textColor=colors.HexColor("#1f3a5f")),
-        "h2": ParagraphStyle("h2", parent=base["Heading2"], fontSize=11, leading=14, spaceBefore=8, spaceAfter=4),
+                             spaceAfter=6, textColor=colors.HexColor("#1f3a5f"), keepWithNext=1),
+        "h2": ParagraphStyle("h2", parent=base["Heading2"], fontSize=11, leading=14, spaceBefore=8, spaceAfter=4,
+                             keepWithNext=1),
         "body": ParagraphStyle("body", parent=base["Normal"], fontSize=9, leading=12, spaceAfter=4),
         "small": ParagraphStyle("small", parent=base["Normal"], fontSize=7.5, leading=9.5),
         "cell": ParagraphStyle("cell", parent=base["Normal"], fontSize=8, leading=10),
@@ -377,17 +379,17 @@ def _is_scalar(v: Any) -> bool:
 
 
 def _nested(value: Any) -> list:
-    """A mapping of scalars as a two-column table; a mapping of such mappings as one table each."""
-    if isinstance(value, dict) and value and all(_is_scalar(v) for v in value.values()):
-        return [_kv_table([(str(k).replace("_", " "), _cell_text(v)) for k, v in value.items()], 170)]
-    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-        out: list = []
-        for i, (k, v) in enumerate(value.items()):
-            out += ([Spacer(1, 4)] if i else []) + [P(str(k).replace("_", " "), "cellb")] + _nested(v)
+    """Scalars of a mapping as a two-column table, then each nested part under its own label."""
+    if isinstance(value, dict) and value:
+        scalars = [(str(k).replace("_", " "), _cell_text(v)) for k, v in value.items() if _is_scalar(v)]
+        out: list = [_kv_table(scalars, 170)] if scalars else []
+        for k, v in value.items():
+            if not _is_scalar(v):
+                out += ([Spacer(1, 4)] if out else []) + [P(str(k).replace("_", " "), "cellb")] + _nested(v)
         return out
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return [_records_table(value)]
-    return [Paragraph(_t(_compact(value)), S["wrap"])]
+    return [Paragraph(_t(_compact(value) if value not in ([], {}) else "none"), S["wrap"])]
 
 
 _PAR_FIGURES = (("house_edge", "House edge", "pct"), ("rtp", "Return to player", "pct"),
@@ -551,9 +553,10 @@ def _simulation(c: dict) -> list:
         out.append(KeepTogether([Paragraph("Verdict after multiple testing", S["h2"]),
                                  _table(_test_rows([sec["family"]]), _TEST_WIDTHS)]))
     if sec["extra"]:
-        out.append(Paragraph("Run details", S["h2"]))
-        out.append(_kv_table([(k.replace("_", " ").capitalize(), Paragraph(_t(_compact(v)), S["wrap"]))
-                              for k, v in sec["extra"].items()], 150))
+        out.append(KeepTogether([
+            Paragraph("Run details", S["h2"]),
+            _kv_table([(k.replace("_", " ").capitalize(), Paragraph(_t(_compact(v)), S["wrap"]))
+                       for k, v in sec["extra"].items()], 150)]))
     out += [KeepTogether([Paragraph("Observed against expected outcome frequencies", S["h2"]),
                           charts.outcome_chart(sec["categories"], sec["observed"], sec["expected"], width=BODY_W)]),
             KeepTogether([Paragraph("Deviation per outcome", S["h2"]),
