@@ -57,7 +57,7 @@ def _flush_pays_4(d: dict) -> None:
     d["bet"]["pays"]["flush"] = 4
 
 
-# Engine faults no spec can express: the kernel's own parameters are altered.
+# Engine faults that misread a rule inside the engine: the kernel's own parameters are altered.
 KERNEL_FAULTS: dict[str, tuple[str, Callable[[Kernel], None]]] = {}
 
 
@@ -68,6 +68,12 @@ def _kernel_fault(name: str, family: str):
     return register
 
 
+@_kernel_fault("ante-pays-on-pair", "holdem_bonus")
+def _ante_on_pair(kernel: Kernel) -> None:
+    # the engine compares the winning hand with a pair, not a straight, before paying the Ante
+    kernel.params["strong"] = 1
+
+
 @_kernel_fault("bonus-kept-after-mulligan", "mulligan")
 def _bonus_kept(kernel: Kernel) -> None:
     # the engine forgets to take the Bonus down on a mulligan and settles it on the new hand
@@ -75,9 +81,6 @@ def _bonus_kept(kernel: Kernel) -> None:
     kernel.params["bonus_on_final_hand"] = True
 
 
-@_spec_fault("ante-pays-on-pair", "holdem_bonus")
-def _ante_on_pair(d: dict) -> None:
-    d["ante"]["pays_at_least"] = "pair"
 
 
 class SimulationError(RuntimeError):

@@ -120,7 +120,7 @@ NEGATIVE_CONTROLS = [
     ("five_card_mulligan", "bonus-kept-after-mulligan", 60 * SMALL_CHUNK, {"bonus: outcome frequencies"}),
     ("casino_stud", "naive-shuffle", 60 * SMALL_CHUNK, {"card x position"}),
     ("casino_stud", "modulo-deal", 60 * SMALL_CHUNK, {"card x position"}),
-    ("texas_holdem_bonus", "ante-pays-on-pair", 60 * SMALL_CHUNK, {"main: payouts", "main: RTP"}),
+    ("texas_holdem_bonus", "ante-pays-on-pair", 60 * SMALL_CHUNK, {"main: outcome frequencies", "main: RTP"}),
 ]
 
 
