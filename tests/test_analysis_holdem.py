@@ -388,3 +388,12 @@ def test_par_sheet_wiring_with_small_deck_counts(small, monkeypatch):
     main = d["wagers"][0]
     assert main["exact"] and main["cycle"] == sum(r["combinations"] for r in main["return_table"])
     assert [r["event"] for r in main["return_table"]] == hb.event_names(hb.HoldemRules.from_spec(spec))
+
+
+def test_unknown_preflop_fold_class_is_refused(small):
+    full = hb.DecisionCounts(hb.FULL_DECK, tuple(c.cards for c in hb.hole_classes()), (1,) * 169,
+                             tuple(c.name for c in hb.hole_classes()), np.zeros((169, 4, 4), np.int64),
+                             1, 0.0, rule_counts=np.zeros((169, 4, 4), np.int64))
+    strategy = load_spec("texas_holdem_bonus_2x").strategy.model_copy(update={"preflop_fold": ["23o"]})
+    with pytest.raises(hb.ParError, match="23o"):
+        hb.main_game_sheet(rules(), full, "x", spec_strategy=strategy)

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from certify.analysis.par import ParSheet, WagerSheet
+from certify.analysis.par import ParError, ParSheet, WagerSheet
 from certify.cards import RANKS
 
 FULL_DECK: tuple[int, ...] = tuple(range(52))
@@ -272,6 +272,10 @@ def main_game_sheet(rules: HoldemRules, dc: DecisionCounts, name: str = "main ga
         if dc.rule_counts is None:
             raise ValueError("the spec strategy's counts were not computed (pass rule= to the counts)")
         counts = dc.rule_counts
+        unknown = sorted(set(spec_strategy.preflop_fold) - set(dc.names))
+        if unknown and len(dc.names) == 169:
+            raise ParError(f"strategy.preflop_fold: {', '.join(unknown)} is not a starting-hand class as "
+                           "the engine names them (high rank first, e.g. '72o', 'K2s')")
         decisions = hole_decisions(rules, dc, counts, frozenset(spec_strategy.preflop_fold))
     folded = sum(d.weight for d in decisions if not d.play) * dc.deals_per_hole
     cells = np.zeros((4, 4), dtype=object)
