@@ -61,14 +61,6 @@ class HoleClass:
     cards: tuple[int, int]
     weight: int  # holes in the class: 6 pairs, 4 suited, 12 offsuit
 
-    @property
-    def high_rank(self) -> int:
-        return max(self.cards) >> 2
-
-    @property
-    def low_rank(self) -> int:
-        return min(self.cards) >> 2
-
 
 def hole_classes() -> tuple[HoleClass, ...]:
     """The 169 classes, best-first in grid order (pairs, suited and offsuit by high then low rank)."""
