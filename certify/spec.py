@@ -512,7 +512,9 @@ class HoldemStrategy(Model):
             if len(ranks) != 2 or ranks[0] not in "23456789TJQKA" or ranks[1] not in "23456789TJQKA" \
                     or suited not in ("S", "O") or ranks[0] == ranks[1]:
                 raise ValueError(f"expected a starting hand class such as '72o' or 'K2s', got {text!r}")
-            out.append(ranks + suited.lower())
+            order = "23456789TJQKA"  # written high rank first, as players write them ("32o", not "23o")
+            high, low = sorted(ranks, key=order.index, reverse=True)
+            out.append(high + low + suited.lower())
         return out
 
 

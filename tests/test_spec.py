@@ -154,3 +154,12 @@ def test_dumped_spec_validates_to_the_same_spec(mode):
     dumped = load_spec("caribbean_stud").model_dump(mode="json")
     assert dumped["dealer"]["qualifies"]["ranks"] == ["A", "K"]
     assert dumped["progressive"]["pays"]["pair"] == "lose"
+
+
+def test_preflop_fold_classes_are_normalised_high_rank_first():
+    """"23o" and "32o" name the same starting hand; every reader of the list sees "32o"."""
+    from certify.spec import HoldemStrategy
+
+    strategy = HoldemStrategy(name="simple", preflop_fold=["23o", "k2S", "72o"],
+                              turn_bet_at_least="pair", river_bet_at_least="pair")
+    assert strategy.preflop_fold == ["32o", "K2s", "72o"]
