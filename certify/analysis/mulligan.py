@@ -19,15 +19,16 @@ cards, does not factor through D1). A mulligan adds the player's new five to tha
 * derived: EV(stand) - EV(mulligan) per hand value with its standard error, from a *decision
   pass*; the computed strategy is the threshold ("stand with X or better") that maximises the
   summed advantage over all hands, refined by a second, larger run on the hand values near the
-  first pass's boundary. The return tables come from an independent *evaluation pass* (no selection bias),
-  for the computed strategy ("main game") and for the spec's ("main game (spec strategy)").
+  first pass's boundary. The return tables come from an independent *evaluation pass* (no
+  selection bias), for the computed strategy ("main game") and the spec's ("main game (spec
+  strategy)").
 * the Bonus: exact when it is paid on the original hand whatever the dealer holds (counting the
   hands the strategy stands on); under ``player_beats_dealer`` / ``..._or_ties_dealer`` it
   needs P(not beaten | stand), exact where the dealer stood, simulated where he redrew.
 
 Every simulated probability carries a standard error (``ReturnRow.std_error``) and the house
 edge a standard error; all figures are in Ante units (bet 2 = Ante + Raise at risk).
-Default budgets run in a few minutes on 2 cores; ``par_sheet(spec, samples_per_hand=...)``
+Default budgets: about 780 million scenarios, about a CPU-minute; ``par_sheet(spec, samples_per_hand=...)``
 trades time for precision.
 """
 
@@ -435,8 +436,8 @@ def mulligan_par_sheet(spec: Any, samples_per_hand: int = EVALUATION_SAMPLES,
     table, chart = _strategy_report(adv, threshold, cls, optimal)
     note = (f"partly exact: standing against a dealer who stands on his first five is counted "
             f"over all C(47,5) hands; the rest is simulated ({est.samples:,} scenarios, "
-            f"{samples_per_hand} per player hand, stratified by the 134,459 suit classes of the "
-            f"player's hand); std_error per row",)
+            f"{samples_per_hand} per player hand, stratified by the {len(cls.reps):,} suit classes of "
+            f"the player's hand); std_error per row",)
     wagers = [main_sheet(rules, cls, est, optimal, "main game", _threshold_strategy(threshold, True),
                          table, chart, note)]
     spec_stand = cls.values >= rules.spec_stand_value
