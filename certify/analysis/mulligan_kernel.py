@@ -30,10 +30,10 @@ MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX2 = np.uint64(0x94D049BB133111EB)
 MASK32 = np.uint64(0xFFFFFFFF)
 
-# stand tallies (dealer's first five below the stand threshold only): player wins, ties, loses
+# the joint tally of a scenario: [dealer stood on his first five (0) or redrew (1),
+#   standing: the player's hand wins / ties / loses,
+#   a mulligan: the new hand wins with category 0..9 / ties (10) / loses (11)]
 STAND_WIN, STAND_TIE, STAND_LOSE = 0, 1, 2
-# mulligan tallies by [dealer stood on his first five (0) or redrew (1), outcome]:
-# outcome 0..9 = the player's new hand wins with that category, 10 = tie, 11 = loses
 MULL_TIE, MULL_LOSE = 10, 11
 
 
