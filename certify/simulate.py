@@ -411,21 +411,6 @@ def _rtp_test(name: str, wager, sheet, counts, money, alpha: float):
                                 "theoretical standard deviation)", details=rtp), rtp
 
 
-def _positions_test(positions: np.ndarray, alpha: float):
-    from scipy.stats import chi2
-
-    from certify.stats.result import TestResult
-
-    n = positions.sum(axis=1, keepdims=True)
-    expected = n / positions.shape[1]
-    stat = float(((positions - expected) ** 2 / expected).sum())
-    dof = positions.shape[0] * (positions.shape[1] - 1)
-    p = float(chi2.sf(stat, dof))
-    return TestResult(name="card x position", statistic=stat, pvalue=p, alpha=alpha, passed=p >= alpha,
-                      n=int(n[0, 0]), dof=dof,
-                      looked_at=f"each card's count at each of the {positions.shape[0]} dealt positions, uniform")
-
-
 def _batch_uniformity(result: SimulationResult, wager, sheet, alpha: float):
     from certify.stats.gof import chisquare_gof
     from certify.stats.multiple import UNIFORMITY_MIN_SEQUENCES, second_level
@@ -453,6 +438,7 @@ def verify(result: SimulationResult, par, alpha: float = 0.01) -> Verification:
     """Every check of the simulated tallies against the exact PAR sheet."""
     from certify.analysis.frequencies import five_card_category_counts, seven_card_category_counts
     from certify.hands import CATEGORY_NAMES
+    from certify.stats.cards import card_position_table
     from certify.stats.gof import chisquare_gof
     from certify.stats.multiple import holm
 
@@ -472,7 +458,7 @@ def verify(result: SimulationResult, par, alpha: float = 0.01) -> Verification:
                                alpha=alpha, name="dealt hand categories", cell_labels=list(CATEGORY_NAMES),
                                looked_at=f"the player's dealt {result.kernel.dealt_kind}-card categories "
                                          "against the exact counts"))
-    tests.append(_positions_test(result.totals["positions"], alpha))
+    tests.append(card_position_table(result.totals["positions"], result.rounds, alpha))
     main = result.kernel.wagers[0]
     tests.append(_batch_uniformity(result, main, par_wager(par, main.name), alpha))
     statistical = {t.name: t.pvalue for t in tests if t.applicable and t.pvalue is not None}

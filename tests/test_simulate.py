@@ -110,7 +110,7 @@ def test_fair_engine_passes_verification(spec):
     assert verification.passed, [t.to_dict() for t in verification.tests if t.passed is False]
     names = {t.name for t in verification.tests}
     assert {"main: outcome frequencies", "main: payouts", "main: RTP", "dealt hand categories",
-            "card x position", "main: batch p-value uniformity"} <= names
+            "CardPosition", "main: batch p-value uniformity"} <= names
 
 
 NEGATIVE_CONTROLS = [
@@ -118,8 +118,8 @@ NEGATIVE_CONTROLS = [
     ("caribbean_stud", "dealer-qualifies-ace-queen", 60 * SMALL_CHUNK, {"main: outcome frequencies"}),
     ("caribbean_stud", "flush-pays-4", 60 * SMALL_CHUNK, {"main: payouts"}),
     ("five_card_mulligan", "bonus-kept-after-mulligan", 60 * SMALL_CHUNK, {"bonus: outcome frequencies"}),
-    ("casino_stud", "naive-shuffle", 60 * SMALL_CHUNK, {"card x position"}),
-    ("casino_stud", "modulo-deal", 60 * SMALL_CHUNK, {"card x position"}),
+    ("casino_stud", "naive-shuffle", 60 * SMALL_CHUNK, {"CardPosition"}),
+    ("casino_stud", "modulo-deal", 60 * SMALL_CHUNK, {"CardPosition"}),
     ("texas_holdem_bonus", "ante-pays-on-pair", 60 * SMALL_CHUNK, {"main: outcome frequencies", "main: RTP"}),
 ]
 

@@ -176,9 +176,14 @@ def _count_table(values: np.ndarray, categories: int) -> np.ndarray:
 
 def card_position(deals, alpha: float = 0.01, deck_size: int = DECK) -> TestResult:
     d = check_deals(deals, deck_size)
-    table = _count_table(d, deck_size)
-    return _table_result("CardPosition", table, len(d), 1, alpha,
-                         f"card x position over {len(d)} deals of {d.shape[1]} cards", deck_size)
+    return card_position_table(_count_table(d, deck_size), len(d), alpha, deck_size)
+
+
+def card_position_table(table: np.ndarray, n_deals: int, alpha: float = 0.01, deck_size: int = DECK) -> TestResult:
+    """``card_position`` on a k x deck_size table already tallied (bulk simulation tallies as it deals)."""
+    table = np.asarray(table)
+    return _table_result("CardPosition", table, n_deals, 1, alpha,
+                         f"card x position over {n_deals} deals of {table.shape[0]} cards", deck_size)
 
 
 def suit_by_position(deals, alpha: float = 0.01) -> TestResult:
