@@ -467,6 +467,8 @@ def verify(result: SimulationResult, par, alpha: float = 0.01) -> Verification:
 
 def result_to_dict(result: SimulationResult, verification: Verification | None = None) -> dict:
     """The run as plain JSON-able data: configuration, tallies by event, verdicts."""
+    from rng.streams import seed_commitment
+
     wagers = {}
     for w in result.kernel.wagers:
         counts, money = result.counts(w.name), result.money(w.name)
@@ -474,7 +476,7 @@ def result_to_dict(result: SimulationResult, verification: Verification | None =
                                      for e, c, m in zip(w.events, counts, money)]}
     out = {"spec": result.config.spec_path, "spec_sha256": result.config.spec_sha256,
            "rounds": result.rounds, "seed": result.config.seed,
-           "seed_commitment": hashlib.sha256(str(result.config.seed).encode()).hexdigest(),
+           "seed_commitment": seed_commitment(result.config.seed),
            "chunk_rounds": result.config.chunk_rounds, "chunks": len(result.per_chunk),
            "fault": result.config.fault, "seconds": result.seconds,
            "rounds_per_second": result.rounds / result.seconds if result.seconds else None,
