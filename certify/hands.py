@@ -331,6 +331,17 @@ def eval5_nb(c0, c1, c2, c3, c4):
     return H5_VALUES[slot]
 
 
+@njit(cache=True)
+def best6_nb(c0, c1, c2, c3, c4, c5):
+    """Value of the best five of six cards (hold'em on the turn): the max over the six fives."""
+    best = eval5_nb(c1, c2, c3, c4, c5)
+    best = max(best, eval5_nb(c0, c2, c3, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c3, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c2, c4, c5))
+    best = max(best, eval5_nb(c0, c1, c2, c3, c5))
+    return max(best, eval5_nb(c0, c1, c2, c3, c4))
+
+
 @njit(cache=True, inline="always")
 def _value7(key, c0, c1, c2, c3, c4, c5, c6):
     """Value of 7 cards given the sum of their CARD_KEYS."""

@@ -373,3 +373,15 @@ def test_every_seven_card_hand_category_counts():
     counts = hands.seven_card_category_counts()
     assert int(counts.sum()) == 133_784_560
     assert tuple(int(c) for c in counts[::-1]) == SEVEN_CARD_COUNTS
+
+
+def test_best_of_six_is_the_max_over_the_six_fives():
+    import itertools
+    import random
+
+    from certify.hands import best6_nb, rank_hand
+
+    rng = random.Random(6)
+    for _ in range(2000):
+        six = rng.sample(range(52), 6)
+        assert best6_nb(*six) == max(rank_hand(list(five)) for five in itertools.combinations(six, 5))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from certify.hands import eval5_nb, eval7_nb
+from certify.hands import best6_nb, eval5_nb, eval7_nb
 
 TIE_SHIFT = 10
 STRONG_SHIFT = 20
@@ -278,16 +278,6 @@ def _rest_of_deck(reps, r, n):
 
 
 @njit(cache=True)
-def _best_of_six(c0, c1, c2, c3, c4, c5):
-    best = eval5_nb(c1, c2, c3, c4, c5)
-    best = max(best, eval5_nb(c0, c2, c3, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c3, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c2, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c2, c3, c5))
-    return max(best, eval5_nb(c0, c1, c2, c3, c4))
-
-
-@njit(cache=True)
 def street_categories(deck, h0, h1, to_deck, binom):
     """The player's hand category with each flop (hole + 3 cards) and each 4-card board (best five
     of six), indexed by the boards' rep-space colex ranks."""
@@ -308,7 +298,7 @@ def street_categories(deck, h0, h1, to_deck, binom):
                 c1 = deck[to_deck[i1]]
                 for i0 in range(i1):
                     turn_category[_rank4(i0, i1, i2, i3, binom)] = \
-                        _best_of_six(h0, h1, deck[to_deck[i0]], c1, c2, c3) >> 20
+                        best6_nb(h0, h1, deck[to_deck[i0]], c1, c2, c3) >> 20
     return flop_category, turn_category
 
 

@@ -25,7 +25,7 @@ from math import lcm
 import numpy as np
 from numba import njit
 
-from certify.hands import CATEGORY_NAMES, eval5_nb, eval7_nb
+from certify.hands import CATEGORY_NAMES, best6_nb, eval5_nb, eval7_nb
 
 N_CATEGORIES = len(CATEGORY_NAMES)
 
@@ -288,16 +288,6 @@ def holdem_kernel(spec) -> Kernel:
 
 
 @njit(cache=True)
-def _best6(c0, c1, c2, c3, c4, c5):
-    best = eval5_nb(c1, c2, c3, c4, c5)
-    best = max(best, eval5_nb(c0, c2, c3, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c3, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c2, c4, c5))
-    best = max(best, eval5_nb(c0, c1, c2, c3, c5))
-    return max(best, eval5_nb(c0, c1, c2, c3, c4))
-
-
-@njit(cache=True)
 def _hole_plays(h0, h1, board, n_board, category):
     """A hole card plays: a pocket pair, a hole rank paired on the board, or a straight or better."""
     if category >= 4 or (h0 >> 2) == (h1 >> 2):
@@ -341,7 +331,7 @@ def _holdem_rounds(decks, fold, turn_at_least, river_at_least, strong, bonus_pai
             continue
         c_flop = eval5_nb(h0, h1, b[0], b[1], b[2]) >> 20
         turn_bet = c_flop >= turn_at_least and _hole_plays(h0, h1, b, 3, c_flop)
-        c_turn = _best6(h0, h1, b[0], b[1], b[2], b[3]) >> 20
+        c_turn = best6_nb(h0, h1, b[0], b[1], b[2], b[3]) >> 20
         river_bet = c_turn >= river_at_least and _hole_plays(h0, h1, b, 4, c_turn)
         pattern = 2 * int(turn_bet) + int(river_bet)
         dv = eval7_nb(d0, d1, b[0], b[1], b[2], b[3], b[4])
