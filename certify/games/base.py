@@ -182,6 +182,36 @@ class Round:
             self._reject(attempt, f"{spec_wager} {amount} is outside the table limits "
                                   f"{limit.min}-{limit.max} ({side})", **data)
 
+    def _place_ante_or_bonus(self, seat: int, wager: str, amount, *, later: str, later_bet,
+                             later_note: str) -> None:
+        """An Ante, or a Bonus side bet on an Ante, before the deal (Mulligan, Hold'em Bonus).
+
+        ``later_bet(ante)`` is the bet the hand needs to go on (``later`` names it: "the Raise a
+        mulligan needs", "the Flop bet"); when the spec says the balance must cover it at the deal,
+        a wager the balance cannot follow with it is refused. ``later_note`` says when it is made.
+        """
+        amount = money(amount)
+        args = dict(seat=seat, wager=wager, amount=amount)
+        s = self._seat("place_wager", **args)
+        self._expect_phase(("betting",), "place_wager", **args)
+        if wager not in ("ante", "bonus"):
+            self._reject("place_wager", f"{wager!r} is not a wager placed before the deal "
+                                        f"(expected ante or bonus; {later_note})", **args)
+        if wager in s.wagers:
+            self._reject("place_wager", f"seat {seat} already has a {wager} of {s.wagers[wager]}", **args)
+        if wager == "bonus" and "ante" not in s.wagers:
+            self._reject("place_wager", "a Bonus bet cannot be placed without an Ante", **args)
+        self._check_amount(wager, "place_wager", **args)
+        extra = ZERO
+        if self.spec.balance_covers_raise_at_deal:
+            extra = later_bet(amount if wager == "ante" else s.wagers["ante"])
+        if not s.can_cover(amount + extra):
+            self._reject("place_wager", f"seat {seat} balance {s.balance} cannot cover the {wager} {amount}"
+                                        + (f" and {later.format(extra)}" if extra else "")
+                                        + (f" on top of {s.committed()}" if s.committed() else ""), **args)
+        self._record("place_wager", **args)
+        s.wagers[wager] = amount
+
     def transcript(self) -> str:
         """The round as readable lines, one event per line (for reports and failing tests)."""
         return "\n".join(str(e) for e in self._events)

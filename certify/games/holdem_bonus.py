@@ -169,28 +169,8 @@ class HoldemRound(Round):
 
     # ---------------------------------------------------------- wagers
     def place_wager(self, seat: int, wager: str, amount) -> None:
-        amount = money(amount)
-        args = dict(seat=seat, wager=wager, amount=amount)
-        s = self._seat("place_wager", **args)
-        self._expect_phase(("betting",), "place_wager", **args)
-        if wager not in ("ante", "bonus"):
-            self._reject("place_wager", f"{wager!r} is not a wager placed before the deal "
-                                        "(expected ante or bonus; Flop, Turn and River bets are actions)", **args)
-        if wager in s.wagers:
-            self._reject("place_wager", f"seat {seat} already has a {wager} of {s.wagers[wager]}", **args)
-        if wager == "bonus" and "ante" not in s.wagers:
-            self._reject("place_wager", "a Bonus bet cannot be placed without an Ante", **args)
-        self._check_amount(wager, "place_wager", **args)
-        extra = ZERO
-        if self.spec.balance_covers_raise_at_deal:
-            ante = amount if wager == "ante" else s.wagers["ante"]
-            extra = street_bet(self.spec, "flop", ante)
-        if not s.can_cover(amount + extra):
-            self._reject("place_wager", f"seat {seat} balance {s.balance} cannot cover the {wager} {amount}"
-                                        + (f" and the Flop bet {extra}" if extra else "")
-                                        + (f" on top of {s.committed()}" if s.committed() else ""), **args)
-        self._record("place_wager", **args)
-        s.wagers[wager] = amount
+        self._place_ante_or_bonus(seat, wager, amount, later='the Flop bet {}',
+                                  later_bet=lambda ante: street_bet(self.spec, "flop", ante), later_note='Flop, Turn and River bets are actions')
 
     # ---------------------------------------------------------- dealing
     def _fresh(self, cards: tuple[int, ...]) -> bool:
