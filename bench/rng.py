@@ -121,7 +121,7 @@ def main():
 
     rates = shuffle_rates(n_decks, repeats)
     ours = rates["deal_batch full 52-card shuffles, CTR_DRBG"]
-    print(f"\n(deal_batch in chunks of 200,000 decks, a CTR_DRBG sub-stream each, as certify.simulate does)")
+    print("\n(deal_batch in chunks of 200,000 decks, a CTR_DRBG sub-stream each, as certify.simulate does)")
     print(f"\n{'52-card decks':55s} {'decks/s':>12s} {'ours / it':>10s}")
     for name, rate in rates.items():
         print(f"{name:55s} {rate:12,.0f} {ours / rate:10.2f}")

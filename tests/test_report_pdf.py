@@ -9,7 +9,6 @@ import os
 import re
 from dataclasses import replace
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 

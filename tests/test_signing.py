@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
