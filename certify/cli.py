@@ -47,8 +47,6 @@ def hand(cards: tuple[str, ...]) -> None:
 def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
     import json
-    import os
-    import tempfile
     from fractions import Fraction
 
     from certify.analysis import par_sheet
@@ -67,18 +65,11 @@ def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
         raise CertifyError(str(exc)) from exc
     click.echo(format_sheet(sheet))
     if json_path:
-        text = json.dumps(sheet.to_dict(), indent=2)
-        folder = os.path.dirname(os.path.abspath(json_path))
-        tmp_name = None
-        try:  # write beside the target, then rename: never a half-written file
-            with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
-                tmp_name = tmp.name
-                tmp.write(text + "\n")
-            os.chmod(tmp_name, 0o644)  # a report file, not a secret (the temp file was 0600)
-            os.replace(tmp_name, json_path)
+        from certify.atomic import atomic_write
+
+        try:  # never a half-written file
+            atomic_write(json_path, json.dumps(sheet.to_dict(), indent=2) + "\n")
         except OSError as exc:
-            if tmp_name and os.path.exists(tmp_name):
-                os.unlink(tmp_name)
             raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
         click.echo(f"wrote {json_path}")
 
@@ -120,6 +111,7 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
 
     from certify import simulate as sim
     from certify.analysis import par_sheet
+    from certify.atomic import atomic_write
     from certify.console import print_simulation, progress_bar
     from certify.spec import SpecError, load_spec
 
@@ -138,7 +130,7 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
         raise CertifyError(str(exc)) from exc
     print_simulation(result, verification)
     if json_path:
-        sim.write_atomic(Path(json_path), json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
+        atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
     raise SystemExit(0 if verification is None or verification.passed else 1)
 
 

@@ -47,8 +47,6 @@ the file, the scenario and the field).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -450,14 +448,6 @@ def write_json(results: list[ScenarioResult], path: Path) -> None:
     path = Path(path)
     payload = {"passed": all(r.passed for r in results), "scenarios": len(results),
                "failed": sum(not r.passed for r in results), "results": [asdict(r) for r in results]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh, indent=2, default=str)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from certify.atomic import atomic_write
+
+    atomic_write(path, json.dumps(payload, indent=2, default=str) + "\n")

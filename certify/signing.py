@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
-from certify.report.atomic import atomic_write, atomic_write_many
+from certify.atomic import atomic_write, atomic_write_many
 
 ALGORITHMS = ("ecdsa-p256", "rsa-3072")
 DEV_MARKER = "DEVELOPMENT KEY - NOT FOR SUBMISSION"
@@ -179,10 +179,9 @@ def keygen(directory: Path, passphrase: bytes | None, algorithm: str = "ecdsa-p2
     root_key, root, signer_key, signer = _certificates(algorithm, organization, common_name, days, unit)
     directory.mkdir(parents=True, exist_ok=True)
     os.chmod(directory, 0o700)
-    atomic_write_many({paths[ROOT_CERT]: _cert_pem(root), paths[ROOT_KEY]: _key_pem(root_key, passphrase),
-                       paths[SIGNER_CERT]: _cert_pem(signer), paths[SIGNER_KEY]: _key_pem(signer_key, passphrase)})
-    for name in (ROOT_KEY, SIGNER_KEY):
-        os.chmod(paths[name], 0o600)
+    atomic_write_many({paths[ROOT_CERT]: _cert_pem(root), paths[SIGNER_CERT]: _cert_pem(signer)})
+    atomic_write_many({paths[ROOT_KEY]: _key_pem(root_key, passphrase),
+                       paths[SIGNER_KEY]: _key_pem(signer_key, passphrase)}, private=True)
     return paths
 
 

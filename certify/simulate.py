@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from certify.atomic import atomic_write
 from certify.games.kernels import Kernel, kernel_for
 from certify.spec import load_spec, parse_spec, read_yaml, resolve_spec_path
 
@@ -220,25 +221,9 @@ def _decode(data: dict) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=np.int64) for k, v in data.items()}
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
 def save_checkpoint(path: Path, config: RunConfig, chunks: dict[int, dict]) -> None:
     body = {"config": config.identity(), "chunks": {str(i): _encode(t) for i, t in sorted(chunks.items())}}
-    write_atomic(path, json.dumps(body, separators=(",", ":")))
+    atomic_write(path, json.dumps(body, separators=(",", ":")))
 
 
 def load_checkpoint(path: Path, config: RunConfig) -> dict[int, dict]:

@@ -33,7 +33,7 @@ def write_report(data: ReportInput, out_dir: str | Path, basename: str, signing_
 
     Returns the written paths by kind: ``pdf``, ``json`` and, when signed, ``json_signature``.
     """
-    from certify.report.atomic import atomic_write_many
+    from certify.atomic import atomic_write_many
 
     out_dir = Path(out_dir)
     if signing_key is not None:

@@ -18,8 +18,6 @@ of both batteries); the NIST section 4.2 figures are reported beside it.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -406,21 +404,11 @@ def failure_message(result: dict[str, Any]) -> str:
 
 
 def write_json_atomic(path: str | Path, data: dict[str, Any]) -> Path:
-    """Write ``data`` as JSON to a temporary file beside ``path``, fsync, then rename over it."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``data`` as JSON, whole or not at all (``certify.atomic``)."""
+    from certify.atomic import atomic_write
+
     text = json.dumps(_finite(data), indent=1, allow_nan=False, default=_json_default)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return atomic_write(path, text + "\n")
 
 
 def _finite(obj: Any) -> Any:

@@ -1,8 +1,10 @@
-"""Fail-closed file writing: a report either appears whole or not at all.
+"""Fail-closed file writing, for every file the suite writes (reports, JSON results, checkpoints,
+keys): a file either appears whole or not at all.
 
 Each file is written to a temporary file in the target directory, flushed and fsynced, then
 renamed over the target (rename is atomic within one file system), and the directory is fsynced.
-On any error the temporary files are removed and no target is created or changed.
+On any error the temporary files are removed and no target is created or changed. Files are
+readable by others (0644) unless ``private`` (0600: keys); the temporary file is 0600 until then.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(target: Path, data: bytes) -> Path:
+def _write_temp(target: Path, data: bytes, private: bool) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -32,13 +34,15 @@ def _write_temp(target: Path, data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if not private:
+            os.chmod(tmp, 0o644)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return Path(tmp)
 
 
-def atomic_write_many(files: Mapping[str | Path, bytes]) -> list[Path]:
+def atomic_write_many(files: Mapping[str | Path, bytes], private: bool = False) -> list[Path]:
     """Write several files so that none appears unless all were written.
 
     Every temporary file is complete before the first rename; if a rename fails, the targets
@@ -49,7 +53,7 @@ def atomic_write_many(files: Mapping[str | Path, bytes]) -> list[Path]:
     try:
         for target, data in files.items():
             target = Path(target)
-            temps.append((_write_temp(target, data), target))
+            temps.append((_write_temp(target, data, private), target))
         for tmp, target in temps:
             os.replace(tmp, target)
             done.append(target)
@@ -64,5 +68,7 @@ def atomic_write_many(files: Mapping[str | Path, bytes]) -> list[Path]:
     return done
 
 
-def atomic_write(target: str | Path, data: bytes) -> Path:
-    return atomic_write_many({target: data})[0]
+def atomic_write(target: str | Path, data: bytes | str, private: bool = False) -> Path:
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return atomic_write_many({target: data}, private)[0]
