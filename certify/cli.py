@@ -128,9 +128,15 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
         raise SystemExit(130)
     except (SpecError, sim.SimulationError, FileNotFoundError) as exc:
         raise CertifyError(str(exc)) from exc
+    except OSError as exc:  # an unreachable --scheduler, an unwritable checkpoint
+        where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
+        raise CertifyError(f"{where}: {exc.strerror or exc}") from exc
     print_simulation(result, verification)
     if json_path:
-        atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
+        try:
+            atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
+        except OSError as exc:
+            raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
     raise SystemExit(0 if verification is None or verification.passed else 1)
 
 
@@ -432,12 +438,13 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     from certify import signing
     from certify.report import ReportDataError
     from certify.run import run
-    from certify.spec import SpecError
+    from certify.spec import SpecError, load_spec
 
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
     try:
+        load_spec(spec)  # a bad spec fails before a development key is created
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")

@@ -113,6 +113,13 @@ def test_cli_run_exit_codes(tmp_path, monkeypatch):
     assert runner.invoke(cli, ["run", "casino_stud", "--profile", "huge"]).exit_code == 2
 
 
+def test_cli_run_with_a_bad_spec_creates_no_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    res = CliRunner().invoke(cli, ["run", "casino_studd", "--out", str(tmp_path / "r")])
+    assert res.exit_code == 2 and "casino_studd" in res.output
+    assert not (tmp_path / "cfg").exists() and not (tmp_path / "r").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["casino_stud"])
 def test_full_quick_run(tmp_path, monkeypatch, spec):

@@ -130,3 +130,29 @@ def test_seeded_faults_are_caught(spec, fault, rounds, catchers):
     failed = {t.name for t in verification.tests if t.applicable and t.passed is False}
     assert not verification.passed
     assert catchers <= failed, failed
+
+
+def test_cli_unreachable_scheduler_is_one_clear_error(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from certify.cli import cli
+
+    def refuse(*_args, **_kwargs):
+        raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 30 s")
+
+    monkeypatch.setattr(sim, "simulate", refuse)
+    res = CliRunner().invoke(cli, ["simulate", "casino_stud", "--rounds", "10", "--scheduler", "tcp://127.0.0.1:1",
+                                   "--checkpoint", str(tmp_path / "c.json")])
+    assert res.exit_code == 2 and "scheduler tcp://127.0.0.1:1" in res.output and "Traceback" not in res.output
+
+
+def test_cli_unwritable_json_is_one_clear_error(tmp_path):
+    from click.testing import CliRunner
+
+    from certify.cli import cli
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    res = CliRunner().invoke(cli, ["simulate", "casino_stud", "--rounds", "10", "--no-verify", "--workers", "1",
+                                   "--checkpoint", str(tmp_path / "c.json"), "--json", str(blocker / "out.json")])
+    assert res.exit_code == 2 and f"cannot write {blocker / 'out.json'}" in res.output
