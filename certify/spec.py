@@ -650,6 +650,8 @@ def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | 
 
 
 def parse_spec(data: Any, path: Path, root: yaml.Node | None = None) -> "GameSpec":
+    if data is None:
+        raise SpecError(f"{path}: the file is empty; expected a mapping of spec fields (name, title, family, ...)")
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of spec fields at the top level, got {type(data).__name__}")
     try:
@@ -661,6 +663,8 @@ def parse_spec(data: Any, path: Path, root: yaml.Node | None = None) -> "GameSpe
 def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonusSpec":
     """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file."""
     path = resolve_spec_path(name_or_path)
+    if not path.exists() and path.parent == SPECS_DIR:
+        raise SpecError(_unknown_spec_name(path.stem))
     data = read_yaml(path, "spec file")
     try:
         root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
@@ -675,3 +679,12 @@ def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonu
 
 def spec_names() -> list[str]:
     return sorted(p.stem for p in SPECS_DIR.glob("*.yaml"))
+
+
+def _unknown_spec_name(name: str) -> str:
+    import difflib
+
+    known = spec_names()
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"no spec named {name!r} in {SPECS_DIR} (known: {', '.join(known)}){hint}"

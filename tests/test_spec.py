@@ -125,9 +125,24 @@ def test_duplicate_key_is_refused(tmp_path):
         load_spec(path)
 
 
-def test_missing_spec_names_the_file():
+def test_missing_spec_names_the_file(tmp_path):
     with pytest.raises(SpecError, match="no such spec file"):
+        load_spec(tmp_path / "no_such_game.yaml")
+
+
+def test_misspelled_spec_name_lists_the_specs_and_the_closest():
+    with pytest.raises(SpecError, match=r"no spec named 'casino_studd' .*known: caribbean_stud, casino_stud.*"
+                                        r"did you mean 'casino_stud'\?"):
+        load_spec("casino_studd")
+    with pytest.raises(SpecError, match=r"no spec named 'no_such_game' .*\(known: [^)]*\)$"):
         load_spec("no_such_game")
+
+
+def test_empty_spec_file_says_it_is_empty(tmp_path):
+    path = tmp_path / "casino_stud.yaml"
+    path.write_text("# nothing yet\n")
+    with pytest.raises(SpecError, match="the file is empty"):
+        load_spec(path)
 
 
 def test_spec_command(tmp_path):
