@@ -158,3 +158,22 @@ def test_bad_input_writes_nothing(tmp_path):
     with pytest.raises(ValueError):
         write_report(replace(data, simulation=dict(data.simulation, rounds=0)), tmp_path, "r")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_summary_gives_the_simulated_rtp_with_its_interval_and_every_wager_edge(sample_pdf, sample_content):
+    text = " ".join(page_texts(sample_pdf))
+    summary = text[text.index("1. Results summary"):text.index("2. Scope")]
+    rtp = sample_content["sections"]["simulation"]["rtp"]
+    assert f"{rtp['confidence'] * 100:g}% CI" in summary
+    for wager in sample_content["sections"]["par_sheet"]["wagers"]:
+        assert f"{wager['name']}: house edge" in summary
+
+
+def test_multi_p_value_tests_do_not_claim_the_minimum(sample_pdf):
+    text = " ".join(page_texts(sample_pdf))
+    assert "min of" not in text and re.search(r"from \d+ p-values", text)
+
+
+def test_par_tables_state_their_units(sample_pdf):
+    text = " ".join(page_texts(sample_pdf))
+    assert "in units of the initial bet" in text

@@ -224,19 +224,24 @@ def _key_figures(key: str, sec: dict | None) -> str:
         if sec["family"]:
             text += f"; family verdict ({sec['family']['name']}): {sec['family']['verdict']}"
         return text + "."
-    if key == "par_sheet":
-        d = sec["wagers"][0]
-        parts = [f"{d['name']}: house edge {_pct(d.get('house_edge'))}"]
-        if isinstance(d.get("element_of_risk"), (int, float)):
-            parts.append(f"element of risk {_pct(d['element_of_risk'])}")
-        parts.append("exact" if d.get("exact") else "not exact (with confidence interval)")
-        if len(sec["wagers"]) > 1:
-            parts.append(f"{len(sec['wagers'])} wagers")
-        return ", ".join(parts) + "."
+    if key == "par_sheet":  # every wager, so the spec strategy's edge (the one simulated) is not hidden
+        parts = []
+        for d in sec["wagers"]:
+            part = f"{d['name']}: house edge {_pct(d.get('house_edge'))}"
+            if str(d.get("strategy", "")).startswith("optimal"):
+                part += " (optimal strategy)"
+            if isinstance(d.get("element_of_risk"), (int, float)):
+                part += f", element of risk {_pct(d['element_of_risk'])}"
+            parts.append(part + ("" if d.get("exact") else " (not exact: with confidence interval)"))
+        exact = "all exact" if all(d.get("exact") for d in sec["wagers"]) else "see section 8"
+        return "; ".join(parts) + f" ({exact})."
     if key == "simulation":
         rtp = sec["rtp"]
+        ci = (f" ({rtp['confidence'] * 100:g}% CI {_pct(rtp['ci_low'])} to {_pct(rtp['ci_high'])})"
+              if isinstance(rtp.get("ci_low"), (int, float)) and isinstance(rtp.get("ci_high"), (int, float))
+              else "")
         return (f"{sec['rounds']:,} rounds; chi-square p = {_fmt_p(sec['chi_square']['pvalue'])}; "
-                f"RTP {_pct(rtp['observed'])} observed vs {_pct(rtp['theoretical'])} theoretical.")
+                f"RTP {_pct(rtp['observed'])} observed{ci} vs {_pct(rtp['theoretical'])} theoretical.")
     if key == "procedures":
         failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
         return f"{len(sec['scenarios'])} scenarios, {failed} failed."
@@ -321,8 +326,8 @@ def _test_rows(tests: list[dict]) -> list[list]:
     rows = [_header_row("Test", "n", "Statistic", "p-value", "Verdict", "What it looked at")]
     for t in tests:
         pv = _fmt_p(t["pvalue"])
-        if len(t.get("pvalues") or []) > 1:
-            pv += f" (min of {len(t['pvalues'])})"
+        if len(t.get("pvalues") or []) > 1:  # p combines them as the last column says; it is not their minimum
+            pv += f" (from {len(t['pvalues'])} p-values)"
         rows.append([P(t["name"], "cellb"), P(_fmt_num(t["n"])), P(_fmt_num(t["statistic"])), P(pv),
                      _status_para(t["verdict"]) if t["verdict"] != "not applicable" else P("n/a"),
                      Paragraph(_t(t["looked_at"] or "-"), S["wrap"])])
@@ -458,7 +463,11 @@ def _par_wager(d: dict, number: int) -> list:
         widths = [BODY_W - 295, 45, 90, 65, 95]
     else:
         widths = [BODY_W - 235, 45, 95, 95]
-    out += [Spacer(1, 4), _table(rows, widths)]
+    out += [Spacer(1, 4), _table(rows, widths),
+            P("Pays: the player's net result in the event, in units of the initial bet (the Ante; for a side "
+              "bet, the side bet itself); Return = Pays x Probability. House edge, average total wager and "
+              "standard deviation are in the same units; element of risk is per unit of total amount wagered.",
+              "small")]
     table_rows = d.get("strategy_table") or []
     if 0 < len(table_rows) <= 40:
         out.append(KeepTogether([Paragraph("Strategy table", S["h2"]), _records_table(table_rows)]))
