@@ -177,3 +177,14 @@ def test_multi_p_value_tests_do_not_claim_the_minimum(sample_pdf):
 def test_par_tables_state_their_units(sample_pdf):
     text = " ".join(page_texts(sample_pdf))
     assert "in units of the initial bet" in text
+
+
+def test_procedure_settlements_read_as_sentences_not_json():
+    from certify.report.pdf import _settlement_text
+
+    settled = {"meter_after": None, "table": "played",
+               "seats": [{"error": None, "hand": "flush", "net": {"ante": "1.00", "bet": "-2.00"}, "status": "played"},
+                         {"error": "outside the table limits", "net": {"ante": "0"}, "status": "rejected"}]}
+    assert _settlement_text(settled) == ("table played; seat 1: played (flush), net ante +1.00, bet -2.00; "
+                                         "seat 2: rejected, net ante +0, error: outside the table limits")
+    assert _settlement_text({"other": 1}) == '{"other": 1}'

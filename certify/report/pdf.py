@@ -591,10 +591,32 @@ def _procedures(c: dict) -> list:
         rule = s["rule"] + (f" [{s['source']}]" if s["source"] else "")
         same = s["status"] == PASS
         rows.append([Paragraph(_t(s["id"]), S["wrap"]), Paragraph(_t(rule), S["wrap"]), _status_para(s["status"]),
-                     Paragraph(_t(_compact(s["expected"], 400)), S["wrap"]),
-                     Paragraph(_t("as expected" if same else _compact(s["actual"], 400)), S["wrap"])])
+                     Paragraph(_t(_settlement_text(s["expected"])), S["wrap"]),
+                     Paragraph(_t("as expected" if same else _settlement_text(s["actual"])), S["wrap"])])
     out.append(_table(rows, [105, 140, 35, (BODY_W - 280) * 0.55, (BODY_W - 280) * 0.45]))
     return out
+
+
+def _settlement_text(value: Any) -> str:
+    """A scenario's settlement as a reader says it ("table played; seat 1: played, ante +1.00, ...");
+    anything not shaped like one is shown as compact JSON."""
+    if not (isinstance(value, dict) and isinstance(value.get("seats"), list)
+            and all(isinstance(seat, dict) for seat in value["seats"])):
+        return _compact(value, 400)
+    parts = [f"table {value.get('table', '-')}"]
+    for i, seat in enumerate(value["seats"], 1):
+        text = f"seat {i}: {seat.get('status', '-')}"
+        if seat.get("hand"):
+            text += f" ({seat['hand']})"
+        net = seat.get("net") or {}
+        if isinstance(net, dict) and net:
+            text += ", net " + ", ".join(f"{k} {'' if str(v).startswith('-') else '+'}{v}" for k, v in net.items())
+        if seat.get("error"):
+            text += f", error: {seat['error']}"
+        parts.append(text)
+    if value.get("meter_after") is not None:
+        parts.append(f"meter after: {value['meter_after']}")
+    return "; ".join(parts)
 
 
 def _findings(c: dict) -> list:
