@@ -245,6 +245,46 @@ def mod15_decks(words, suit_major, out):
         out[r, :] = deck[:20]
 
 
+@njit(cache=True)
+def sattolo_decks(words, suit_major, out):
+    """The classic off-by-one: j = rand() % i instead of % (i + 1) (Sattolo: only 51-cycles)."""
+    for r in range(out.shape[0]):
+        deck = _ordered_deck(suit_major)
+        for i in range(51, 0, -1):
+            j = (np.uint64(words[r, 51 - i]) * np.uint64(i)) >> np.uint64(32)
+            t = deck[i]
+            deck[i] = deck[j]
+            deck[j] = t
+        out[r, :] = deck[:20]
+
+
+@njit(cache=True)
+def no_offset_decks(words, suit_major, out):
+    """Forward Fisher-Yates missing the offset: j = rand() % (52 - i) instead of i + that."""
+    for r in range(out.shape[0]):
+        deck = _ordered_deck(suit_major)
+        for i in range(51):
+            j = (np.uint64(words[r, i]) * np.uint64(52 - i)) >> np.uint64(32)
+            t = deck[i]
+            deck[i] = deck[j]
+            deck[j] = t
+        out[r, :] = deck[:20]
+
+
+@njit(cache=True)
+def swaps_decks(words, suit_major, swaps, out):
+    """A fresh ordered deck, then ``swaps`` transpositions of two uniform positions (under-mixed)."""
+    for r in range(out.shape[0]):
+        deck = _ordered_deck(suit_major)
+        for s in range(swaps):
+            i = (np.uint64(words[r, 2 * s]) * np.uint64(52)) >> np.uint64(32)
+            j = (np.uint64(words[r, 2 * s + 1]) * np.uint64(52)) >> np.uint64(32)
+            t = deck[i]
+            deck[i] = deck[j]
+            deck[j] = t
+        out[r, :] = deck[:20]
+
+
 def decks(h: Hypothesis, seed: int, batch: int, n: int, msvc: list):
     """(a, b): this batch's 20-card decks and the second, independent 20-card decks."""
     src = stream(seed, (0, batch))  # the same stream for every hypothesis: common random numbers
@@ -259,6 +299,13 @@ def decks(h: Hypothesis, seed: int, batch: int, n: int, msvc: list):
     suit_major = h.deck.endswith("suit")
     if h.deck.startswith("naive"):
         naive_shuffle_decks(src.random_uint32(52 * n).reshape(n, 52), suit_major, a)
+    elif h.deck.startswith("sattolo"):
+        sattolo_decks(src.random_uint32(51 * n).reshape(n, 51), suit_major, a)
+    elif h.deck.startswith("nooffset"):
+        no_offset_decks(src.random_uint32(51 * n).reshape(n, 51), suit_major, a)
+    elif h.deck.startswith("swaps"):
+        swaps = h.extra["swaps"]
+        swaps_decks(src.random_uint32(2 * swaps * n).reshape(n, 2 * swaps), suit_major, swaps, a)
     elif h.deck.startswith("mod15"):
         mod15_decks(src.random_uint32(51 * n).reshape(n, 51), suit_major, a)
     else:
@@ -304,6 +351,17 @@ def hypotheses() -> list[Hypothesis]:
         H("naive_shuffle_suit_major", "swap i with rand(52), deck ordered by suit", deck="naive_suit"),
         H("mod15_rank_major", "Fisher-Yates with rand15() % (i+1), deck by rank", deck="mod15_rank"),
         H("mod15_suit_major", "Fisher-Yates with rand15() % (i+1), deck by suit", deck="mod15_suit"),
+        H("sattolo_rank_major", "Fisher-Yates with rand() % i (off by one), deck by rank",
+          deck="sattolo_rank"),
+        H("sattolo_suit_major", "Fisher-Yates with rand() % i (off by one), deck by suit",
+          deck="sattolo_suit"),
+        H("no_offset_rank_major", "forward Fisher-Yates, j = rand() % (52 - i) without + i, deck by rank",
+          deck="nooffset_rank"),
+        H("no_offset_suit_major", "forward Fisher-Yates, j = rand() % (52 - i) without + i, deck by suit",
+          deck="nooffset_suit"),
+        *[H(f"swaps{k}_{order}_major", f"{k} random transpositions of an ordered deck, by {order}",
+            deck=f"swaps_{order}", extra={"swaps": k})
+          for k in (100, 200) for order in ("rank", "suit")],
         H("msvc_rand_rank_major", "MSVC rand() LCG, Fisher-Yates rand()%(i+1), deck by rank",
           deck="msvc_rank"),
         H("msvc_rand_suit_major", "MSVC rand() LCG, Fisher-Yates rand()%(i+1), deck by suit",
@@ -341,6 +399,26 @@ def distance(counts: np.ndarray, n: int, his: np.ndarray, half: np.ndarray) -> t
     return float(np.sum(z ** 2)), z
 
 
+def effective_n(counts: np.ndarray, n: int, his: np.ndarray, half: np.ndarray) -> float:
+    """The sample size his table would need for its distance to this hypothesis to be only 23
+    (the mean of chi-square with 23 degrees of freedom): inf if it is below 23 even at n = 22e9."""
+    ours = counts / n
+    p = np.maximum(ours, 1.0 / n)
+    target = len(his) - 1
+
+    def dist(his_n):
+        var = p * (1 - p) / his_n + p * (1 - p) / n + half ** 2 / 3
+        return float(np.sum((his - ours) ** 2 / var))
+
+    if dist(HIS_HANDS) <= target:
+        return math.inf
+    lo, hi = 1.0, HIS_HANDS  # dist grows with his_n: bisect on a log scale
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if dist(mid) < target else (lo, mid)
+    return lo
+
+
 def edge_and_se(counts: np.ndarray, n: int) -> tuple[float, float]:
     p = counts / n
     mean = float(p @ ROW_PAYS)
@@ -374,9 +452,10 @@ def main() -> None:
     his_edge = -float(his @ ROW_PAYS)
     print(f"inventor: edge {100 * his_edge:.4f}%  raise share {100 * his_raise:.4f}%  (n = 22e9)")
     print(f"{len(chosen)} hypotheses x {args.rounds:,} rounds, seed {args.seed}; distance = sum of z^2 "
-          f"over 24 rows (about 23 if his table came from the hypothesis)")
+          f"over 24 rows (about 23 if his table came from the hypothesis); "
+          f"his n_eff: the sample size at which his table would be that close")
     print(f"{'hypothesis':30s} {'edge %':>8s} {'+-':>6s} {'raise %':>8s} {'z raise':>8s} {'distance':>10s}"
-          f" {'max|z|':>7s}  worst row")
+          f" {'max|z|':>7s} {'his n_eff':>9s}  worst row")
     for h in chosen:
         t0 = time.perf_counter()
         counts = run(h, args.rounds, args.seed)
@@ -386,8 +465,9 @@ def main() -> None:
         z_raise = (his_raise - raise_share) / math.sqrt(raise_share * (1 - raise_share)
                                                         * (1 / args.rounds + 1 / HIS_HANDS))
         worst = int(np.argmax(np.abs(z)))
+        n_eff = effective_n(counts, args.rounds, his, half)
         print(f"{h.name:30s} {100 * edge:8.4f} {100 * 1.96 * se:6.4f} {100 * raise_share:8.4f} {z_raise:8.1f}"
-              f" {d:10.1f} {abs(z[worst]):7.1f}  {events[worst]}  [{time.perf_counter() - t0:.0f}s]",
+              f" {d:10.1f} {abs(z[worst]):7.1f} {n_eff:9.2g}  {events[worst]}  [{time.perf_counter() - t0:.0f}s]",
               flush=True)
         if args.rows:
             for e, hz, o, zz in zip(events, his, counts / args.rounds, z):
