@@ -12,6 +12,8 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
 from rich.table import Table
 
 console = Console(highlight=False)
+if not console.is_terminal and console.width < 132:  # a log or a pipe: no line broken at 80 columns
+    console = Console(highlight=False, width=132)
 
 
 @contextmanager

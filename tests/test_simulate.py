@@ -156,3 +156,15 @@ def test_cli_unwritable_json_is_one_clear_error(tmp_path):
     res = CliRunner().invoke(cli, ["simulate", "casino_stud", "--rounds", "10", "--no-verify", "--workers", "1",
                                    "--checkpoint", str(tmp_path / "c.json"), "--json", str(blocker / "out.json")])
     assert res.exit_code == 2 and f"cannot write {blocker / 'out.json'}" in res.output
+
+
+def test_cli_output_to_a_pipe_keeps_each_line_whole(tmp_path):
+    from click.testing import CliRunner
+
+    from certify.cli import cli
+
+    res = CliRunner().invoke(cli, ["simulate", "casino_stud", "--rounds", "10", "--workers", "1",
+                                   "--checkpoint", str(tmp_path / "c.json")])
+    first = res.output.splitlines()[0]
+    assert "rounds, seed 1" in first and "rounds/s" in first
+    assert any("observed RTP" in line and "theoretical" in line for line in res.output.splitlines())
