@@ -561,5 +561,8 @@ def verify_file(path: Path, roots: list[x509.Certificate], signature: Path | Non
         return verify_pdf(data, roots)
     sig_path = signature or Path(str(path) + SIGNATURE_SUFFIX)
     if not sig_path.exists():
+        if path.suffix.lower() == ".pdf":  # named like a report but not one: say so, not only 'no .p7s'
+            return Verification(False, f"not a PDF (it does not start with %PDF-) and no detached signature "
+                                       f"{sig_path} beside it")
         return Verification(False, f"no signature: {sig_path} not found")
     return verify_detached(data, sig_path.read_bytes(), roots)

@@ -174,6 +174,13 @@ def test_pdf_against_another_root_or_unsigned_fails(signed_pdf, report_bytes, tm
     assert not result.ok and "found 0" in result.reason
 
 
+def test_a_file_named_pdf_that_is_not_one_is_called_so(key, tmp_path):
+    fake = tmp_path / "report.pdf"
+    fake.write_text("hello")
+    result = signing.verify_file(fake, [key.root])
+    assert not result.ok and "not a PDF" in result.reason and "report.pdf.p7s" in result.reason
+
+
 def test_a_signed_pdf_cannot_be_signed_twice(signed_pdf, key):
     with pytest.raises(signing.SigningError, match="already signed"):
         signing.sign_pdf(signed_pdf, key)
