@@ -262,7 +262,8 @@ def sign_pdf(pdf: bytes, sk: SigningKey) -> bytes:
     except (PdfReadError, ValueError) as exc:
         raise SigningError(f"not a readable PDF: {exc}") from exc
     if writer.prev.embedded_signatures:
-        raise SigningError("the PDF is already signed")
+        raise SigningError("the PDF is already signed (certify run signs its report; to sign with another key, "
+                           "run certify run again with that key in the key folder)")
     meta = signers.PdfSignatureMetadata(
         field_name=SIGNATURE_FIELD, md_algorithm="sha256", subfilter=fields.SigSeedSubFilter.PADES,
         reason="Certification test report", name=_common_name(sk.cert))
