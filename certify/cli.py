@@ -15,6 +15,13 @@ class CertifyError(click.ClickException):
     exit_code = 2
 
 
+def _os_reason(exc: OSError) -> str:
+    """'File exists: reports' rather than a bare 'File exists' (the path at fault may be a parent)."""
+    if exc.strerror and exc.filename:
+        return f"{exc.strerror}: {exc.filename}"
+    return exc.strerror or str(exc)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certify")
 def cli() -> None:
@@ -130,13 +137,13 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
         raise CertifyError(str(exc)) from exc
     except OSError as exc:  # an unreachable --scheduler, an unwritable checkpoint
         where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
-        raise CertifyError(f"{where}: {exc.strerror or exc}") from exc
+        raise CertifyError(f"{where}: {_os_reason(exc)}") from exc
     print_simulation(result, verification)
     if json_path:
         try:
             atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
         except OSError as exc:
-            raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
+            raise CertifyError(f"cannot write {json_path}: {_os_reason(exc)}") from exc
     raise SystemExit(0 if verification is None or verification.passed else 1)
 
 
@@ -266,7 +273,10 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
     failed = sum(not r.passed for r in results)
     click.echo(f"{len(results) - failed} of {len(results)} scenarios pass")
     if json_path:
-        write_json(results, json_path)
+        try:
+            write_json(results, json_path)
+        except OSError as exc:
+            raise CertifyError(f"cannot write {json_path}: {_os_reason(exc)}") from exc
         click.echo(f"wrote {json_path}")
     if failed:
         sys.exit(1)
@@ -433,6 +443,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     Writes OUT/<game>-<spec version>.pdf, .json and .json.p7s. Exit 0 when the verdict is PASS,
     1 when it is FAIL or INCOMPLETE, 2 on a usage or input error (no report is written then).
     """
+    import os
     from pathlib import Path
 
     from certify import signing
@@ -443,6 +454,9 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if issued_at is None and epoch is not None and not epoch.strip().isdigit():  # fail now, not after the run
+        raise CertifyError(f"SOURCE_DATE_EPOCH must be an integer of seconds since 1970, got {epoch!r}")
     try:
         load_spec(spec)  # a bad spec fails before a development key is created
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))

@@ -83,6 +83,14 @@ def test_cli_all_pass_and_json(tmp_path):
     assert payload["results"][0]["events"][0].startswith("open(")
 
 
+def test_cli_unwritable_json_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    run = CliRunner().invoke(cli, ["procedures", str(FILES[0]), "--json", str(blocker / "out.json")])
+    assert run.exit_code == 2 and f"cannot write {blocker / 'out.json'}: " in run.output
+    assert str(blocker) in run.output.split(": ", 1)[1] and "Traceback" not in run.output
+
+
 def _write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)

@@ -120,6 +120,14 @@ def test_cli_run_with_a_bad_spec_creates_no_key(tmp_path, monkeypatch):
     assert not (tmp_path / "cfg").exists() and not (tmp_path / "r").exists()
 
 
+def test_cli_run_with_a_bad_source_date_epoch_fails_before_running(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    res = CliRunner().invoke(cli, ["run", "casino_stud", "--out", str(tmp_path / "r")])
+    assert res.exit_code == 2 and "SOURCE_DATE_EPOCH must be an integer" in res.output
+    assert not (tmp_path / "cfg").exists() and not (tmp_path / "r").exists()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["casino_stud"])
 def test_full_quick_run(tmp_path, monkeypatch, spec):
