@@ -400,6 +400,11 @@ def _print_rng_table(result) -> None:
     if console.width < 132:
         console = Console(width=132)
     console.print(table)
+    rows = summary_rows(result)
+    skipped = [f"{row['battery']} {row['test']}" for row in rows if row["verdict"] == "n/a"]
+    if skipped:  # a PASS over fewer tests than asked for must not read as a full pass
+        console.print(f"not applicable (sample too small for the test, or no data of its kind): {len(skipped)} of "
+                      f"{len(rows)} tests: {', '.join(skipped)}")
     if result["sp800_22_skipped"]:
         console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")
     verdict = "[bold green]PASS[/]" if result["passed"] else "[bold red]FAIL[/]: " + ", ".join(result["failing"])

@@ -121,3 +121,11 @@ def test_existing_json_is_left_alone_on_error(tmp_path):
     result = run("--file", str(tmp_path / "missing.bin"), "--format", "raw", "--json", str(out))
     assert result.exit_code == 2 and "no such file" in result.output
     assert json.loads(out.read_text()) == {"old": True}
+
+
+def test_a_pass_over_a_small_sample_lists_the_tests_not_applied(tmp_path):
+    decks = sources.NaiveShuffle(streams.stream(4, 0)).deal_batch(50)  # far too few for most card tests
+    path = tmp_path / "decks.txt"
+    path.write_text("\n".join(" ".join(map(str, row)) for row in decks) + "\n")
+    result = run("--file", str(path), "--format", "decks")
+    assert "not applicable" in result.output and "cards CardPosition" in result.output.split("not applicable")[1]
