@@ -15,6 +15,24 @@ class CertifyError(click.ClickException):
     exit_code = 2
 
 
+def _writable_target(_ctx, param, value):
+    """Refuse an output path that cannot be written before the work that produces it (minutes, for
+    a PAR sheet or a battery): its nearest existing folder must be a writable folder."""
+    import os
+    from pathlib import Path
+
+    if value is None:
+        return value
+    folder = Path(value).absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise click.BadParameter(f"cannot write {value}: {folder} is a file, not a folder", param=param)
+    if not os.access(folder, os.W_OK):
+        raise click.BadParameter(f"cannot write {value}: no permission to write in {folder}", param=param)
+    return value
+
+
 def _os_reason(exc: OSError) -> str:
     """'File exists: reports' rather than a bare 'File exists' (the path at fault may be a parent)."""
     if exc.strerror and exc.filename:
@@ -49,7 +67,8 @@ def hand(cards: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.argument("spec")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Also write the PAR sheet as JSON.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=_writable_target,
+              help="Also write the PAR sheet as JSON.")
 @click.option("--meter", help="Progressive meter to compute the progressive wager at (default: the spec's reset).")
 def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
@@ -95,7 +114,7 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG sub-streams")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="local worker processes [default: all cores]")
 @click.option("--scheduler", default=None, help="address of a Dask distributed scheduler to run the chunks on")
-@click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
+@click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="checkpoint file [default: reports/checkpoints/<spec>-<seed>-<rounds>.json]")
 @click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint")
 @click.option("--chunk-rounds", type=click.IntRange(min=1), default=None,
@@ -106,7 +125,8 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, help="write the results as JSON")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
+              help="write the results as JSON")
 def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_rounds, fault, alpha, verify, json_path):
     """Play SPEC for many rounds with the certified RNG and verify the tallies against the PAR sheet.
 
@@ -253,7 +273,7 @@ def verify(file, root, signature, key_dir) -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="Also write every scenario's expected and actual settlement (and event log) as JSON.")
 def procedures(files: tuple[str, ...], json_path: str | None) -> None:
     """Play table-procedure scenarios (fixtures/procedures/*.yaml) through the engines.
@@ -304,7 +324,8 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="processes for the SP 800-22 sequences [2, or 1 on one core]")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, help="write every p-value as JSON")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
+              help="write every p-value as JSON")
 def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks, draws,
         cards_per_deal, seed, alpha, jobs, json_path) -> None:
     """Test an RNG: NIST SP 800-22 on its bits, card and shuffle tests on its deals, draw tests on

@@ -150,3 +150,19 @@ def test_analyze_meter_option(monkeypatch):
     assert toy.at_meter(1000).wager("progressive").expected_return == 0  # 999/1000 - 999/1000
     result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--meter", "lots"])
     assert result.exit_code == 2 and "--meter" in result.output
+
+
+def test_cli_analyze_refuses_an_unwritable_json_before_the_analysis(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import certify.analysis
+    from certify.cli import cli
+
+    def never(*_args, **_kwargs):
+        raise AssertionError("the analysis ran although its output cannot be written")
+
+    monkeypatch.setattr(certify.analysis, "par_sheet", never)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    res = CliRunner().invoke(cli, ["analyze", "casino_stud", "--json", str(blocker / "par.json")])
+    assert res.exit_code == 2 and f"{blocker} is a file, not a folder" in res.output
