@@ -188,3 +188,10 @@ def test_procedure_settlements_read_as_sentences_not_json():
     assert _settlement_text(settled) == ("table played; seat 1: played (flush), net ante +1.00, bet -2.00; "
                                          "seat 2: rejected, net ante +0, error: outside the table limits")
     assert _settlement_text({"other": 1}) == '{"other": 1}'
+
+
+def test_simulation_chi_square_sentence_labels_what_it_looked_at(sample_pdf, sample_content):
+    if not sample_content["sections"]["simulation"]["chi_square"].get("looked_at"):
+        pytest.skip("the sample has no looked_at for the chi-square")
+    text = " ".join(page_texts(sample_pdf))
+    assert "Looked at:" in text

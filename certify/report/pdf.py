@@ -548,7 +548,8 @@ def _simulation(c: dict) -> list:
             P(statement, "body"),
             P(f"Outcome frequencies against the PAR sheet: chi-square = {_fmt_num(chi['statistic'])} with "
               f"{_fmt_num(chi.get('dof'))} degrees of freedom, p = {_fmt_p(chi['pvalue'])} at alpha "
-              f"{chi['alpha']}: {chi['verdict'].upper()}. " + (chi.get("looked_at") or ""), "body")]
+              f"{chi['alpha']}: {chi['verdict'].upper()}."
+              + (f" Looked at: {chi['looked_at']}." if chi.get("looked_at") else ""), "body")]
     z = charts.standardised_residuals(sec["observed"], sec["expected"])
     rows = [_header_row("Outcome", "Observed", "Expected", "Obs. share", "Exp. share", "(O-E)/sqrt(E)")]
     total_o, total_e = sum(sec["observed"]) or 1, sum(sec["expected"]) or 1
