@@ -52,12 +52,13 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 
 from certify.cards import CardError, cards_str, parse_cards
 from certify.games.base import IllegalAction, RoundResult
-from certify.spec import SpecError, load_spec, read_yaml
+from certify.spec import SpecError, _node_line, load_spec, read_yaml
 
 FAMILY_WAGERS = {
     "stud": ("ante", "bet", "progressive"),
@@ -195,6 +196,14 @@ def _where(path: Path, loc: tuple, scenarios: list | None) -> str:
     return f"{path}: {_dotted(loc) or '(top level)'}"
 
 
+def _compose_quietly(path: Path) -> "yaml.Node | None":
+    """The YAML node tree (for line numbers), or None when it cannot be had."""
+    try:
+        return yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+
+
 def load_fixture(path: Path) -> tuple[Fixture, Any]:
     """Parse and validate one fixture file and its spec; FixtureError when malformed."""
     try:
@@ -207,13 +216,19 @@ def load_fixture(path: Path) -> tuple[Fixture, Any]:
         fixture = Fixture.model_validate(data)
     except ValidationError as exc:
         lines = []
+        root = _compose_quietly(path)
         for error in exc.errors():
             msg = error["msg"].removeprefix("Value error, ")
             if error["type"] == "extra_forbidden":
                 msg = "unknown field (not part of the fixture schema)"
             elif error["type"] == "missing":
                 msg = "required field is missing"
-            lines.append(f"{_where(path, tuple(error['loc']), data.get('scenarios'))}: {msg}")
+            loc = tuple(error["loc"])
+            where = _where(path, loc, data.get("scenarios"))
+            line = _node_line(root, loc) if root is not None else None
+            if line:  # "file.yaml:12: scenario ...", as the spec errors say it
+                where = f"{path}:{line}{where[len(str(path)):]}"
+            lines.append(f"{where}: {msg}")
         raise FixtureError("\n".join(lines)) from None
     spec_ref = fixture.spec
     if "/" in spec_ref or spec_ref.endswith((".yaml", ".yml")):

@@ -1,6 +1,7 @@
 """The procedure runner: every shipped fixture passes, wrong ones fail (exit 1), malformed exit 2."""
 
 import json
+import re
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
@@ -157,6 +158,17 @@ def test_malformed_fixture_exits_2_naming_file_scenario_field(tmp_path, old, new
     assert str(path) in run.output
     assert expected in run.output, run.output
     assert not out.exists()                         # nothing half-written
+
+
+@pytest.mark.parametrize("old,new,line", [
+    ("    source: s\n", "    source: s\n    colour: red\n", 6),
+    ("actions: [bet]", "acts: [bet]", 6),
+    ('ante: "1.00"}, cards', "ante: 1.5}, cards", 6),
+])
+def test_schema_errors_name_the_line(tmp_path, old, new, line):
+    path = _write(tmp_path, "bad.yaml", BASE.replace(old, new, 1))
+    with pytest.raises(FixtureError, match=rf"^{re.escape(str(path))}:{line}: scenario 'one': "):
+        run_files([path])
 
 
 def test_mulligan_needs_redraw_cards(tmp_path):
