@@ -195,3 +195,18 @@ def test_simulation_chi_square_sentence_labels_what_it_looked_at(sample_pdf, sam
         pytest.skip("the sample has no looked_at for the chi-square")
     text = " ".join(page_texts(sample_pdf))
     assert "Looked at:" in text
+
+
+def test_every_chart_titles_its_value_axis():
+    def texts(node):
+        if hasattr(node, "text"):
+            yield node.text
+        for child in getattr(node, "contents", []):
+            yield from texts(child)
+
+    hist = list(texts(report_charts.pvalue_histogram([i / 100 for i in range(100)])))
+    assert any("p-value bin" in t for t in hist) and "p-values in the bin" in hist
+    outcome = list(texts(report_charts.outcome_chart(["a", "b"], [5, 5], [4.0, 6.0])))
+    assert "share of rounds (%)" in outcome
+    residual = list(texts(report_charts.residual_chart(["a", "b"], [5, 5], [4.0, 6.0])))
+    assert any(t.startswith("standardised residual") for t in residual)

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from reportlab.graphics.charts.barcharts import HorizontalBarChart, VerticalBarChart
 from reportlab.graphics.charts.legends import Legend
-from reportlab.graphics.shapes import Drawing, Line, String
+from reportlab.graphics.shapes import Drawing, Group, Line, String
 from reportlab.lib import colors
 
 OBSERVED = colors.HexColor("#1f4e79")
@@ -147,6 +147,10 @@ def pvalue_histogram(pvalues: Sequence[float], width: float = 460, height: float
     d.add(line)
     d.add(String(bc.x + bc.width / 2, 8, f"p-value bin ({len(pvalues)} p-values)", fontName=FONT,
                  fontSize=7, textAnchor="middle"))
+    y_title = Group(String(0, 0, "p-values in the bin", fontName=FONT, fontSize=7, textAnchor="middle"))
+    y_title.translate(12, bc.y + bc.height / 2)
+    y_title.rotate(90)
+    d.add(y_title)
     d.add(_legend([("observed count", OBSERVED), (f"uniform expectation ({expected:.1f} per bin)", WARN)],
                   bc.x, height - 6))
     return d
