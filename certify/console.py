@@ -57,10 +57,14 @@ def results_table(title: str, tests) -> Table:
 
 def print_simulation(result, verification) -> None:
     cfg = result.config
+    chunks = len(result.per_chunk)
+    if result.resumed_chunks:  # the time covers only the chunks played now: no rate over all the rounds
+        pace = f", {result.resumed_chunks} of {chunks} chunks resumed from the checkpoint"
+    else:
+        pace = f", {result.rounds / result.seconds:,.0f} rounds/s" if result.seconds else ""
     console.print(f"[bold]{cfg.spec_path}[/bold]: {result.rounds:,} rounds, seed {cfg.seed}, "
-                  f"{len(result.per_chunk)} chunks of {cfg.chunk_rounds:,}"
-                  + (f", FAULT {cfg.fault}" if cfg.fault else "")
-                  + (f", {result.rounds / result.seconds:,.0f} rounds/s" if result.seconds else ""))
+                  f"{chunks} chunk{'' if chunks == 1 else 's'} of {cfg.chunk_rounds:,}"
+                  + (f", FAULT {cfg.fault}" if cfg.fault else "") + pace)
     if verification is None:
         for w in result.kernel.wagers:
             table = Table(title=f"{w.name}: tallies (not verified)", title_justify="left")

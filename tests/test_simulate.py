@@ -168,3 +168,15 @@ def test_cli_output_to_a_pipe_keeps_each_line_whole(tmp_path):
     first = res.output.splitlines()[0]
     assert "rounds, seed 1" in first and "rounds/s" in first
     assert any("observed RTP" in line and "theoretical" in line for line in res.output.splitlines())
+
+
+def test_a_resumed_run_prints_no_rate_over_rounds_it_did_not_play(tmp_path, capsys):
+    from certify.console import print_simulation
+
+    ckpt = tmp_path / "c.json"
+    sim.simulate("casino_stud", 2 * SMALL_CHUNK, seed=3, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt)
+    resumed = sim.simulate("casino_stud", 2 * SMALL_CHUNK, seed=3, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt,
+                           resume=True)
+    print_simulation(resumed, None)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "2 of 2 chunks resumed from the checkpoint" in first and "rounds/s" not in first
