@@ -144,7 +144,9 @@ def entropy_health_tests(nbytes: int, raw_source: Callable[[int], bytes] = os.ur
     except EntropyHealthError as exc:
         error = str(exc)
     origin = "os.urandom" if raw_source is os.urandom else getattr(raw_source, "__name__", "the raw source")
-    looked = (f"{source.samples_tested:,} bytes of {origin}, claimed H = {source.min_entropy} bits/byte; "
+    startup = source.samples_tested - nbytes  # SP 800-90B 4.3 start-up samples, tested and discarded
+    count = f"{source.samples_tested:,} bytes" + (f" ({nbytes:,} + {startup:,} start-up)" if startup > 0 else "")
+    looked = (f"{count} of {origin}, claimed H = {source.min_entropy} bits/byte; "
               f"repetition count cutoff {source.rct_cutoff}, adaptive proportion cutoff {source.apt_cutoff} "
               f"in {source.apt_window}")
     return [TestResult(name="SP 800-90B 4.4 continuous health tests", statistic=None, pvalue=None,

@@ -32,6 +32,8 @@ def test_known_answer_vectors_all_pass_and_a_changed_vector_fails(tmp_path):
 def test_health_tests_pass_on_the_os_and_catch_a_stuck_source():
     ok = run_module.entropy_health_tests(1 << 16)[0]
     assert ok.passed and ok.n >= 1 << 16
+    # n counts the start-up samples too; the text reconciles it with the methodology's sample size
+    assert f"{ok.n:,} bytes (65,536 + {ok.n - (1 << 16):,} start-up)" in ok.looked_at
 
     def stuck(n: int) -> bytes:
         return b"\x2a" * n
