@@ -404,7 +404,9 @@ def _print_rng_table(result) -> None:
 
     profile = result["profile"]
     table = Table(title=f"RNG battery: {result['source']}",
-                  caption=f"alpha {result['alpha']}; verdict: Holm-Bonferroni over all tests (JSON 'method')")
+                  caption=f"alpha {result['alpha']}; pass: sequences passing in the worst p-value series; NIST 4.2: "
+                          "series outside 4.2.1/4.2.2 (for reference); verdict: Holm-Bonferroni over all tests "
+                          "(JSON 'method')")
     # pass: worst proportion of sequences passing over the p-value series; NIST 4.2: series outside
     # the 4.2.1 interval or below the 4.2.2 threshold (reported; the verdict is the Holm column)
     for column in ("test", "sample", "pass", "min P_T", "NIST 4.2", "min p", "test p", "Holm p", "verdict"):

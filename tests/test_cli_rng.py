@@ -129,3 +129,4 @@ def test_a_pass_over_a_small_sample_lists_the_tests_not_applied(tmp_path):
     path.write_text("\n".join(" ".join(map(str, row)) for row in decks) + "\n")
     result = run("--file", str(path), "--format", "decks")
     assert "not applicable" in result.output and "cards CardPosition" in result.output.split("not applicable")[1]
+    assert "pass: sequences passing in the worst p-value series" in result.output  # the caption explains columns
