@@ -75,6 +75,8 @@ WHEEL_NOT_STRAIGHT = 1    # A-2-3-4-5 is ace-high nothing (flush if suited)
 WHEEL_ACE_HIGH = 2        # A-2-3-4-5 is a straight ranked like A-K-Q-J-T
 STRAIGHT_OVER_FLUSH = 4   # straight and flush swapped in the ranking
 BROADWAY_NOT_STRAIGHT = 8  # ace only low: A-K-Q-J-T is ace-high nothing (flush if suited)
+TOP_RANK_ONLY = 16        # hands compared by category and first rank only; the dealer takes the rest
+TOP_TWO_RANKS = 32        # ... by category and first two ranks
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,10 @@ def play(a, b, flow, dealer_stands, player_stands, bugs, ties_lose, tally):
         if mulligan:
             v = buggy_value(p[0], p[1], p[2], p[3], p[4], bugs)
         base = 10 if mulligan else 0
+        if v != dv and bugs & (TOP_RANK_ONLY | TOP_TWO_RANKS):
+            shift = 16 if bugs & TOP_RANK_ONLY else 12
+            if (v >> shift) == (dv >> shift):  # a "tie" the buggy comparison gives the dealer
+                dv = v + 1
         if v > dv:
             tally[base + (v >> 20)] += 1
         elif v == dv and not ties_lose:
@@ -347,6 +353,10 @@ def hypotheses() -> list[Hypothesis]:
         H("broadway_not_straight", "evaluator: ace only low, A-K-Q-J-T not a straight",
           bugs=BROADWAY_NOT_STRAIGHT),
         H("straight_over_flush", "evaluator: a straight beats a flush", bugs=STRAIGHT_OVER_FLUSH),
+        H("top_rank_only", "comparison: category and top rank only, the dealer takes kicker ties",
+          bugs=TOP_RANK_ONLY),
+        H("top_two_ranks", "comparison: category and top two ranks only, the dealer takes the rest",
+          bugs=TOP_TWO_RANKS),
         H("naive_shuffle_rank_major", "swap i with rand(52), deck ordered by rank", deck="naive_rank"),
         H("naive_shuffle_suit_major", "swap i with rand(52), deck ordered by suit", deck="naive_suit"),
         H("mod15_rank_major", "Fisher-Yates with rand15() % (i+1), deck by rank", deck="mod15_rank"),
