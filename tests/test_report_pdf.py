@@ -210,3 +210,19 @@ def test_every_chart_titles_its_value_axis():
     assert "share of rounds (%)" in outcome
     residual = list(texts(report_charts.residual_chart(["a", "b"], [5, 5], [4.0, 6.0])))
     assert any(t.startswith("standardised residual") for t in residual)
+
+
+def test_nested_lists_of_plain_values_read_as_lists_not_json():
+    from certify.report.pdf import _nested
+
+    (para,) = _nested(["52o", "42o", 3])
+    assert para.text == "52o, 42o, 3"
+
+
+def test_par_sections_after_the_wagers_are_numbered_subsections():
+    from certify.report.pdf import _par_sheet
+
+    content = {"sections": {"par_sheet": {"wagers": [], "extra": {"frequencies": {"optimal_play_rate": 0.95}}}}}
+    headings = [f.text for f in _par_sheet(content) if getattr(f, "style", None) is not None
+                and f.style.name in ("h1", "h2")]
+    assert "8.1 Frequencies" in headings

@@ -372,9 +372,9 @@ def _par_sheet(c: dict) -> list:
         if i:
             out.append(CondPageBreak(250))
         out += _par_wager(wager, i + 1)
-    for key, value in sec["extra"].items():
-        out.append(CondPageBreak(120))
-        out.append(Paragraph(_t(key.replace("_", " ").capitalize()), S["h2"]))
+    for number, (key, value) in enumerate(sec["extra"].items(), len(sec["wagers"]) + 1):
+        out.append(CondPageBreak(120))  # numbered, so it does not read as part of the last wager
+        out.append(Paragraph(_t(f"8.{number} {key.replace('_', ' ').capitalize()}"), S["h2"]))
         out += _nested(value)
     return out
 
@@ -394,6 +394,8 @@ def _nested(value: Any) -> list:
         return out
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return [_records_table(value)]
+    if isinstance(value, list) and value and all(_is_scalar(v) for v in value):  # 52o, 42o, ... not JSON
+        return [Paragraph(_t(", ".join(_cell_text(v) for v in value)), S["wrap"])]
     return [Paragraph(_t(_compact(value) if value not in ([], {}) else "none"), S["wrap"])]
 
 
