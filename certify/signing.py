@@ -348,8 +348,11 @@ def load_root(path: Path) -> x509.Certificate:
         if b"-----BEGIN" in data:
             return x509.load_pem_x509_certificate(data)
         return x509.load_der_x509_certificate(data)
-    except (OSError, ValueError) as exc:
-        raise SigningError(f"{path}: not a readable X.509 certificate ({exc})") from exc
+    except OSError as exc:
+        raise SigningError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except ValueError:  # the parser's own text is a Rust debug dump; say what was expected instead
+        raise SigningError(f"{path}: not an X.509 certificate: expected a PEM file (-----BEGIN CERTIFICATE-----) "
+                           "or DER bytes, such as root-ca.crt.pem from certify keygen") from None
 
 
 class _Invalid(Exception):

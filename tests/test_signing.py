@@ -181,6 +181,14 @@ def test_a_file_named_pdf_that_is_not_one_is_called_so(key, tmp_path):
     assert not result.ok and "not a PDF" in result.reason and "report.pdf.p7s" in result.reason
 
 
+def test_a_root_that_is_not_a_certificate_is_named_plainly(tmp_path):
+    bogus = tmp_path / "root.pem"
+    bogus.write_text("hello")
+    with pytest.raises(signing.SigningError, match=r"root.pem: not an X.509 certificate: expected a PEM file") as err:
+        signing.load_root(bogus)
+    assert "ParseError" not in str(err.value)
+
+
 def test_a_signed_pdf_cannot_be_signed_twice(signed_pdf, key):
     with pytest.raises(signing.SigningError, match="already signed .*certify run again with that key"):
         signing.sign_pdf(signed_pdf, key)
