@@ -238,7 +238,16 @@ def load_fixture(path: Path) -> tuple[Fixture, Any]:
         spec = load_spec(spec_ref)
     except SpecError as exc:
         raise FixtureError(f"{path}: spec: {exc}") from None
-    _check_fixture(path, fixture, spec)
+    try:
+        _check_fixture(path, fixture, spec)
+    except FixtureError as exc:  # point at the scenario's line, as the schema errors do
+        text, root = str(exc), _compose_quietly(path)
+        for i, sc in enumerate(fixture.scenarios):
+            prefix = f"{path}: scenario {sc.id!r}:"
+            line = _node_line(root, ("scenarios", i)) if root is not None else None
+            if text.startswith(prefix) and line:
+                raise FixtureError(f"{path}:{line}{text[len(str(path)):]}") from None
+        raise
     return fixture, spec
 
 

@@ -164,6 +164,8 @@ def test_malformed_fixture_exits_2_naming_file_scenario_field(tmp_path, old, new
     ("    source: s\n", "    source: s\n    colour: red\n", 6),
     ("actions: [bet]", "acts: [bet]", 6),
     ('ante: "1.00"}, cards', "ante: 1.5}, cards", 6),
+    ("cards: [AS, KS", "cards: [AX, KS", 3),             # checked after the schema: the scenario's line
+    ("actions: [bet]", "actions: [raise]", 3),
 ])
 def test_schema_errors_name_the_line(tmp_path, old, new, line):
     path = _write(tmp_path, "bad.yaml", BASE.replace(old, new, 1))
