@@ -233,9 +233,11 @@ def load_checkpoint(path: Path, config: RunConfig) -> dict[int, dict]:
         raise SimulationError(f"{path}: no checkpoint to resume from") from None
     except json.JSONDecodeError as exc:
         raise SimulationError(f"{path}: not a checkpoint (invalid JSON at line {exc.lineno})") from None
-    if body.get("config") != config.identity():
-        raise SimulationError(f"{path}: checkpoint was written by a different run "
-                              f"({body.get('config')}), not {config.identity()}")
+    saved, wanted = body.get("config") or {}, config.identity()
+    if saved != wanted:
+        differs = ", ".join(f"{k} {saved.get(k)!r} there, {wanted[k]!r} here"
+                            for k in wanted if saved.get(k) != wanted[k])
+        raise SimulationError(f"{path}: checkpoint was written by a different run ({differs})")
     return {int(i): _decode(t) for i, t in body["chunks"].items()}
 
 
@@ -248,8 +250,9 @@ class SimulationResult:
     kernel: Kernel
     totals: dict[str, np.ndarray]
     per_chunk: dict[int, dict[str, np.ndarray]] = field(repr=False)
-    seconds: float = 0.0
+    seconds: float = 0.0  # time of this call: the chunks played now, not those resumed
     resumed_chunks: int = 0
+    rounds_played_now: int = 0
 
     @property
     def rounds(self) -> int:
@@ -291,7 +294,7 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
     resumed = len(done)
     todo = [(i, n) for i, n in config.chunks if i not in done]
     sizes = dict(config.chunks)
-    finished = sum(sizes[i] for i in done)
+    finished = resumed_rounds = sum(sizes[i] for i in done)
     save_every = float(os.environ.get("CERTIFY_CHECKPOINT_EVERY_S", CHECKPOINT_EVERY_S))
     start = time.perf_counter()
     last_save = start
@@ -311,7 +314,7 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
         if ckpt and len(done) > resumed:
             save_checkpoint(ckpt, config, done)
     return SimulationResult(config, kernel, _sum(done[i] for i in sorted(done)), done,
-                            time.perf_counter() - start, resumed)
+                            time.perf_counter() - start, resumed, finished - resumed_rounds)
 
 
 # ------------------------------------------------------------------------------ verification
@@ -464,7 +467,8 @@ def result_to_dict(result: SimulationResult, verification: Verification | None =
            "seed_commitment": seed_commitment(result.config.seed),
            "chunk_rounds": result.config.chunk_rounds, "chunks": len(result.per_chunk),
            "fault": result.config.fault, "seconds": result.seconds,
-           "rounds_per_second": result.rounds / result.seconds if result.seconds else None,
+           "resumed_chunks": result.resumed_chunks,
+           "rounds_per_second": result.rounds_played_now / result.seconds if result.seconds else None,
            "wagers": wagers,
            "dealt_categories": result.totals["dealt"].tolist()}
     if verification is not None:

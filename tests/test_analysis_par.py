@@ -127,9 +127,13 @@ def test_analyze_command_writes_json_whole(tmp_path, monkeypatch):
     assert "house edge" in result.output
     assert json.loads(out.read_text())["wagers"][0]["cycle"] == 20
     assert [p.name for p in tmp_path.iterdir()] == ["par.json"]  # no temporary file left behind
-    missing = tmp_path / "no such folder" / "par.json"
-    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--json", str(missing)])
-    assert result.exit_code == 2 and "cannot write" in result.output and not missing.exists()
+    nested = tmp_path / "new folder" / "par.json"  # missing folders are made
+    assert CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--json", str(nested)]).exit_code == 0
+    assert json.loads(nested.read_text())["wagers"][0]["cycle"] == 20
+    (tmp_path / "afile").write_text("")
+    blocked = tmp_path / "afile" / "par.json"  # a file where a folder should be
+    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--json", str(blocked)])
+    assert result.exit_code == 2 and "afile" in result.output and not blocked.exists()
 
 
 def test_analyze_meter_option(monkeypatch):

@@ -65,14 +65,14 @@ def test_interrupted_run_resumes_to_the_same_tallies(tmp_path):
     assert len(saved["chunks"]) == 3
     resumed = sim.simulate("casino_stud", 6 * SMALL_CHUNK, seed=11, chunk_rounds=SMALL_CHUNK,
                            checkpoint=ckpt, resume=True)
-    assert resumed.resumed_chunks == 3
+    assert resumed.resumed_chunks == 3 and resumed.rounds_played_now == 3 * SMALL_CHUNK
     assert _same(whole.totals, resumed.totals)
 
 
 def test_checkpoint_of_another_run_is_refused(tmp_path):
     ckpt = tmp_path / "run.json"
     sim.simulate("casino_stud", SMALL_CHUNK, seed=1, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt)
-    with pytest.raises(sim.SimulationError, match="different run"):
+    with pytest.raises(sim.SimulationError, match="different run .seed 1 there, 2 here"):
         sim.simulate("casino_stud", SMALL_CHUNK, seed=2, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt, resume=True)
     with pytest.raises(sim.SimulationError, match="no checkpoint"):
         sim.simulate("casino_stud", SMALL_CHUNK, seed=1, checkpoint=tmp_path / "missing.json", resume=True)

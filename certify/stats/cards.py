@@ -183,21 +183,21 @@ def card_position_table(table: np.ndarray, n_deals: int, alpha: float = 0.01, de
     """``card_position`` on a k x deck_size table already tallied (bulk simulation tallies as it deals)."""
     table = np.asarray(table)
     return _table_result("CardPosition", table, n_deals, 1, alpha,
-                         f"card x position over {n_deals} deals of {table.shape[0]} cards", deck_size)
+                         f"card x position over {n_deals:,} deals of {table.shape[0]} cards", deck_size)
 
 
 def suit_by_position(deals, alpha: float = 0.01) -> TestResult:
     d = check_deals(deals)
     table = _count_table(d & 3, SUITS)
     return _table_result("SuitByPosition", table, len(d), RANKS, alpha,
-                         f"suit x position over {len(d)} deals of {d.shape[1]} cards")
+                         f"suit x position over {len(d):,} deals of {d.shape[1]} cards")
 
 
 def rank_by_position(deals, alpha: float = 0.01) -> TestResult:
     d = check_deals(deals)
     table = _count_table(d >> 2, RANKS)
     return _table_result("RankByPosition", table, len(d), SUITS, alpha,
-                         f"rank x position over {len(d)} deals of {d.shape[1]} cards")
+                         f"rank x position over {len(d):,} deals of {d.shape[1]} cards")
 
 
 @njit(cache=True)
