@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from certify.analysis.stud import count_below  # the lower-bound search over the counting tables
 from certify.hands import eval5_nb
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -115,19 +116,6 @@ def simulate_classes(reps, values, samples, stands_value, seed, stream):
 # ---------------------------------------------------------------------------------------------
 # Exact: the dealer's first five against the player's hand.
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _count_below(row, t):
-    lo = 0
-    hi = row.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if row[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 @njit(cache=True)
 def _first_hands_below(p, thresholds, out, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
     """out[j] = 5-card hands with no card of p worth less than thresholds[j] (dense values):
@@ -152,9 +140,9 @@ def _first_hands_below(p, thresholds, out, binom, prefix0, prefix1, prefix2, sor
             elif n == 2:
                 c = prefix2[idx, t]
             elif n == 3:
-                c = _count_below(sorted3[idx], t)
+                c = count_below(sorted3[idx], t)
             elif n == 4:
-                c = _count_below(sorted4[idx], t)
+                c = count_below(sorted4[idx], t)
             else:
                 c = 1 if dense5[idx] < t else 0
             out[j] += sign * c

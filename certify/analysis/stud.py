@@ -175,7 +175,7 @@ def _build_tables(hands5, dense, n_values):
 
 
 @njit(cache=True, inline="always")
-def _count_below(row, t):
+def count_below(row, t):
     """Number of entries < t in a sorted row (lower bound)."""
     lo = 0
     hi = row.shape[0]
@@ -191,7 +191,7 @@ def _count_below(row, t):
 @njit(cache=True, inline="always")
 def _count_below_and_equal(row, t):
     """(entries < t, entries <= t) in a sorted row: one search, then the few equal entries."""
-    lo = _count_below(row, t)
+    lo = count_below(row, t)
     hi = lo
     while hi < row.shape[0] and row[hi] == t:
         hi += 1
