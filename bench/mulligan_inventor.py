@@ -10,6 +10,7 @@ variance at n = 22e9, plus ours at our n, plus the variance of his 6-decimal rou
 
     python bench/mulligan_inventor.py                       # every hypothesis, 20M rounds each
     python bench/mulligan_inventor.py --rounds 200000000 baseline naive_shuffle_rank_major
+    python bench/mulligan_inventor.py --exact-standing      # his bet-1 rows against exact counts
 
 Fair decks come from ``rng.shuffle.deal_batch`` on ``rng.streams.stream(seed, (hypothesis, batch))``.
 All fair-deck hypotheses use the same decks (common random numbers), so their differences from the
@@ -449,14 +450,49 @@ def run(h: Hypothesis, rounds: int, seed: int) -> np.ndarray:
     return tally
 
 
+def exact_standing(events: list[str], his: np.ndarray, half: np.ndarray) -> None:
+    """His 12 bet-1 rows (standing with AK954 or better) against the exact counts over the cycle
+    C(52,5) x C(47,5) x C(42,5): z = (his - exact) / his binomial SE at 22e9, after his rounding."""
+    from fractions import Fraction
+
+    from certify.analysis import mulligan
+    from certify.analysis.frequencies import class_values
+    from certify.analysis.mulligan_exact import CYCLE_STAND
+    from certify.spec import load_spec
+
+    rules = mulligan.mulligan_rules(load_spec("five_card_mulligan"))
+    counts = mulligan.exact_stand(rules.stands_value).counts
+    values = class_values()
+    stands = values >= rules.spec_stand_value
+    categories = values >> 20
+    exact = [sum(int(x) for x in counts[stands & (categories == c), 0]) for c in range(10)]
+    exact += [sum(int(x) for x in counts[stands, 2]), sum(int(x) for x in counts[stands, 1])]
+    rows = list(range(10)) + [LOSE1, PUSH1]
+    print(f"bet-1 rows, exact over the cycle {CYCLE_STAND:,} against the inventor (n = 22e9)")
+    print(f"{'row':40s} {'exact':>13s} {'his':>11s} {'his - exact':>12s} {'z':>7s}")
+    for row, n in zip(rows, exact):
+        p = Fraction(n, CYCLE_STAND)
+        gap = his[row] - float(p)
+        se = math.sqrt(float(p) * (1 - float(p)) / HIS_HANDS)
+        z = math.copysign(max(0.0, abs(gap) - half[row]) / se, gap)
+        print(f"{events[row]:40s} {float(p):13.10f} {his[row]:11.7f} {gap:+12.2e} {z:+7.1f}")
+    print("exact standing share:", f"{sum(exact) / CYCLE_STAND:.10f}",
+          f"(the hands at or above AK954: {int(stands.sum())} values)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", help="hypotheses to run (default: all)")
     ap.add_argument("--rounds", type=int, default=20_000_000)
     ap.add_argument("--seed", type=int, default=20260601)
     ap.add_argument("--rows", action="store_true", help="print every row's z for each hypothesis")
+    ap.add_argument("--exact-standing", action="store_true",
+                    help="only compare his bet-1 rows with the exact standing counts")
     args = ap.parse_args()
     events, his, half = load_reference()
+    if args.exact_standing:
+        exact_standing(events, his, half)
+        return
     chosen = [h for h in hypotheses() if not args.names or h.name in args.names]
     his_raise = his[[10, 11, 12, 13, 14, 15, 16, 17, 18, 19, LOSE2, PUSH2]].sum()
     his_edge = -float(his @ ROW_PAYS)

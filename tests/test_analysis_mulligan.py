@@ -130,9 +130,7 @@ def test_first_dealer_counts_under_another_stand_threshold(rules):
 
 
 def test_bonus_always_is_exact_and_counts_five_card_categories(spec, rules):
-    sheet = mulligan.bonus_sheet(rules, mulligan._classes(rules.stands_value), None,
-                                 mulligan._classes(rules.stands_value).values >= rules.spec_stand_value,
-                                 "spec")
+    sheet = mulligan.bonus_sheet(rules, rules.spec_stand_value, "spec")
     assert sheet.exact and sheet.cycle == comb(52, 5)
     by_event = {r.event: r.combinations for r in sheet.rows}
     counts = {hands.CATEGORY_NAMES[c]: n for c, n in five_card_category_counts().items()}
@@ -148,10 +146,8 @@ def test_bonus_always_is_exact_and_counts_five_card_categories(spec, rules):
 
 def test_bonus_pay_change_moves_the_edge_by_the_combinatorial_amount(tmp_path, rules):
     changed = spec_copy(tmp_path, "five_card_mulligan", lambda d: d["bonus"]["pays"].update(full_house=101))
-    cls = mulligan._classes(rules.stands_value)
-    stand = cls.values >= rules.spec_stand_value
-    before = mulligan.bonus_sheet(rules, cls, None, stand, "spec")
-    after = mulligan.bonus_sheet(mulligan.mulligan_rules(changed), cls, None, stand, "spec")
+    before = mulligan.bonus_sheet(rules, rules.spec_stand_value, "spec")
+    after = mulligan.bonus_sheet(mulligan.mulligan_rules(changed), rules.spec_stand_value, "spec")
     assert before.house_edge - after.house_edge == Fraction(3744, comb(52, 5))
 
 
@@ -268,7 +264,7 @@ def test_event_names_are_the_simulation_kernels(spec, rules, sample):
     kernel = kernel_for(spec)
     assert [r.event for r in sheet.rows] == kernel.wagers[0].events
     assert [r.pays for r in sheet.rows] == list(kernel.wagers[0].nets)  # exact Fractions
-    bonus = mulligan.bonus_sheet(rules, cls, est, cls.values >= rules.spec_stand_value, "spec")
+    bonus = mulligan.bonus_sheet(rules, rules.spec_stand_value, "spec")
     assert [r.event for r in bonus.rows] == kernel.wagers[1].events
 
 
@@ -288,19 +284,37 @@ def test_pay_change_moves_the_edge_by_pay_delta_times_probability(tmp_path, rule
     assert [r.probability for r in before.rows] == [r.probability for r in after.rows]
 
 
-def test_online_bonus_a_royal_is_never_beaten(tmp_path, sample):
-    cls, joint, _ = sample
+def test_online_bonus_is_exact_and_a_royal_is_never_beaten(rules):
     online = mulligan.mulligan_rules(load_spec("five_card_mulligan_online"))
-    est = mulligan.estimates(online, cls, joint)
-    royal = cls.categories == hands.Category.ROYAL_FLUSH
-    assert royal.sum() == 1  # one suit class of royals, four hands
-    assert est.stand_p[royal, 0] + est.stand_p[royal, 1] == pytest.approx(1.0, abs=1e-15)
-    sheet = mulligan.bonus_sheet(online, cls, est, cls.values >= online.spec_stand_value, "spec")
-    assert not sheet.exact and sheet.rows[-1].event == "no win"
-    assert sum(r.probability for r in sheet.rows) == pytest.approx(1.0, abs=1e-12)
+    sheet = mulligan.bonus_sheet(online, online.spec_stand_value, "spec")
+    cycle = comb(52, 5) * comb(47, 5) * comb(42, 5)
+    assert sheet.exact and sheet.cycle == cycle and sheet.rows[-1].event == "no win"
+    by_event = {r.event: r.combinations for r in sheet.rows}
+    assert by_event["royal flush"] == 4 * comb(47, 5) * comb(42, 5)  # never beaten, never tied
+    # a hand is paid at most as often as under the inventor's rule (paid whatever the dealer holds)
+    always = {r.event: r.combinations for r in mulligan.bonus_sheet(rules, rules.spec_stand_value, "spec").rows}
+    for event, n in by_event.items():
+        if event != "no win":
+            assert n <= always[event] * comb(47, 5) * comb(42, 5)
     beats = mulligan.MulliganRules(**{**online.__dict__, "bonus_when": "player_beats_dealer"})
-    strict = mulligan.bonus_sheet(beats, cls, est, cls.values >= online.spec_stand_value, "spec")
-    assert strict.house_edge > sheet.house_edge  # a tie no longer pays
+    strict = mulligan.bonus_sheet(beats, online.spec_stand_value, "spec")
+    assert strict.exact and strict.house_edge > sheet.house_edge  # a tie no longer pays
+
+
+def test_exact_standing_agrees_with_the_simulated_estimate(sample):
+    """Counted (per value) against simulated (per class; dealer's first five exact, the redraw
+    simulated) standing, over the quads and straight flushes: the sample holds every class of
+    those values, so both are the same average."""
+    cls, joint, _ = sample
+    est = mulligan.estimates(mulligan.mulligan_rules(load_spec("five_card_mulligan_online")), cls, joint)
+    exact = mulligan.exact_stand(mulligan.mulligan_rules(load_spec("five_card_mulligan_online")).stands_value)
+    counted = exact.probabilities(cls.values)
+    strong = cls.categories >= hands.Category.QUADS
+    w = cls.weights[strong] / cls.weights[strong].sum()
+    simulated = float((w * est.stand_p[strong, 0]).sum())
+    se = math.sqrt(float((w ** 2 * est.stand_var[strong, 0]).sum()))
+    truth = float((w * counted[strong, 0]).sum())
+    assert se > 0 and abs(simulated - truth) < 4 * se
 
 
 def test_best_threshold_maximises_the_summed_advantage():

@@ -5,26 +5,26 @@ The game: the player's five cards P; the dealer's five D1. The player stands, or
 ``dealer.stands_on`` (Ace-high) or better, else discards and draws five new cards from what is
 left. Higher hand wins, Ante and Raise paid by ``pays``; ties push.
 
-Why not all exact: for a player hand P, the chance that the dealer's *final* hand is below P
-needs the pairs (D1, D2) of disjoint hands with D1 below Ace-high: D2's count depends on which
-cards D1 took, which no per-hand table captures (the stud trick, inclusion-exclusion over P's
-cards, does not factor through D1). A mulligan adds the player's new five to that chain. So:
+Why not all exact: the dealer who redraws. For a player hand P, the chance that the dealer's
+*final* hand is below P needs the pairs (D1, D2) of disjoint hands with D1 below Ace-high; a
+mulligan adds the player's new five to that chain. So:
 
-* exact, per suit class of P (134,459 classes, weighted by size): the dealer's first five, over
-  all C(47, 5) hands with no card of P: how many redraw, and how many stand and lose to / tie /
-  beat P (``mulligan_kernel.exact_first_dealer_counts``, inclusion-exclusion);
-* simulated, per class: the rounds in which the dealer redraws (standing), and the mulligan's
-  rounds, split by whether the dealer stood or redrew (post-stratified on the exact redraw
-  probability), with common random numbers so that both decisions face the same dealer hand;
-* derived: EV(stand) - EV(mulligan) per hand value with its standard error, from a *decision
-  pass*; the computed strategy is the threshold ("stand with X or better") that maximises the
-  summed advantage over all hands, refined by a second, larger run on the hand values near the
-  first pass's boundary. The return tables come from an independent *evaluation pass* (no
-  selection bias), for the computed strategy ("main game") and the spec's ("main game (spec
-  strategy)").
-* the Bonus: exact when it is paid on the original hand whatever the dealer holds (counting the
-  hands the strategy stands on); under ``player_beats_dealer`` / ``..._or_ties_dealer`` it
-  needs P(not beaten | stand), exact where the dealer stood, simulated where he redrew.
+* exact, standing (``exact_stand``): the dealer's first five per suit class of P by
+  inclusion-exclusion (``mulligan_kernel.exact_first_dealer_counts``), and the rounds in which he
+  redraws by rank profiles (``mulligan_exact``): win / tie / loss counts for every hand value over
+  the cycle C(52,5) x C(47,5) x C(42,5);
+* simulated, the mulligan, per class: split by whether the dealer stood or redrew
+  (post-stratified on the exact redraw probability); the new five and the dealer's are drawn as
+  in the game;
+* derived: EV(stand) (exact) - EV(mulligan) (estimated) per hand value with its standard error,
+  from a *decision pass*; the computed strategy is the threshold ("stand with X or better") that
+  maximises the summed advantage over all hands, refined by a second, larger run on the hand
+  values near the first pass's boundary. The return tables come from an independent *evaluation
+  pass* (no selection bias), for the computed strategy ("main game") and the spec's ("main game
+  (spec strategy)").
+* the Bonus: exact under every rule: paid on the original hand whatever the dealer holds
+  (counting the hands the strategy stands on), or only when that hand is not beaten by the
+  dealer's final hand (the exact standing counts).
 
 Every simulated probability carries a standard error (``ReturnRow.std_error``) and the house
 edge a standard error; all figures are in Ante units (bet 2 = Ante + Raise at risk).
@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from certify import hands
+from certify.analysis import mulligan_exact as me
 from certify.analysis import mulligan_kernel as mk
 from certify.analysis.frequencies import class_values, frequency_sets
 from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
@@ -167,6 +168,45 @@ def classes_for(reps: np.ndarray, weights: np.ndarray, stands_value: int) -> Cla
     return Classes(reps, np.asarray(weights, np.int64), values, values >> hands.CATEGORY_SHIFT, first)
 
 
+@dataclass(frozen=True)
+class ExactStand:
+    """Standing, counted: by the player's dense hand value, the rounds (P, D1, X) of the cycle
+    C(52,5) x C(47,5) x C(42,5) in which the player's five win, tie and lose against the dealer's
+    final hand (D1 if it stands, else his new five X; X is counted whether dealt or not)."""
+
+    counts: np.ndarray  # (7462, 3) int64: win, tie, lose
+    rounds: np.ndarray  # (7462,) int64: all rounds of each value
+
+    def probabilities(self, values: np.ndarray) -> np.ndarray:
+        """(n, 3) win, tie, lose probabilities of standing with hands of these values."""
+        dense = np.searchsorted(class_values(), values)
+        return self.counts[dense] / self.rounds[dense, None]
+
+
+@lru_cache(maxsize=4)
+def exact_stand(stands_value: int) -> ExactStand:
+    """The first five by inclusion-exclusion per suit class, the redraw by rank profiles."""
+    cls = _classes(stands_value)
+    dense = np.searchsorted(class_values(), cls.values)
+
+    def by_value(per_hand: np.ndarray) -> np.ndarray:  # summed over the hands of each value
+        out = np.zeros(len(class_values()), np.int64)
+        np.add.at(out, dense, cls.weights * per_hand.astype(np.int64))
+        return out * comb(42, 5)
+
+    try:
+        redraw = me.stand_when_dealer_redraws(stands_value)
+    except me.ExactError as exc:
+        raise ParError(str(exc)) from None
+    rounds = by_value(np.full(len(cls.weights), FIRST_HANDS))
+    win = by_value(cls.first[:, 1]) + redraw[:, 0]
+    tie = by_value(cls.first[:, 2]) + redraw[:, 1]
+    counts = np.column_stack([win, tie, rounds - win - tie])
+    if (counts < 0).any() or (redraw.sum(axis=1) != by_value(cls.first[:, 0])).any():
+        raise ParError("exact stand counts: the first-five and redraw counts disagree")
+    return ExactStand(counts, rounds)
+
+
 # ----------------------------------------------------------------------------------------------
 # Estimates per class from the joint tallies.
 # ----------------------------------------------------------------------------------------------
@@ -200,7 +240,10 @@ def _mean_var(counts: np.ndarray, pays: np.ndarray, n: np.ndarray) -> tuple[np.n
     return mean, np.maximum(second - mean * mean, 0) / nn
 
 
-def estimates(rules: MulliganRules, cls: Classes, joint: np.ndarray) -> Estimates:
+def estimates(rules: MulliganRules, cls: Classes, joint: np.ndarray,
+              exact: ExactStand | None = None) -> Estimates:
+    """Per class, from the joint tallies; with ``exact``, standing is taken from the counts (the
+    average over every hand of the class's value) and only the mulligan is estimated."""
     pay2 = rules.bet2_pays()
     p_ns = cls.first[:, 0] / FIRST_HANDS
     p_s_win = cls.first[:, 1] / FIRST_HANDS
@@ -237,6 +280,11 @@ def estimates(rules: MulliganRules, cls: Classes, joint: np.ndarray) -> Estimate
     stand_ev_var = p_ns ** 2 * np.maximum(s_second - s_mean ** 2, 0) / nn
     _, m1v = _mean_var(redrew.sum(axis=1), pay2, n_ns)
     mull_ev_var = (1 - p_ns) ** 2 * m0v + p_ns ** 2 * m1v
+    if exact is not None:
+        stand_p = exact.probabilities(cls.values)
+        stand_var = np.zeros_like(stand_p)
+        ev_stand = (stand_p * stand_pays).sum(axis=1)
+        diff_var, stand_ev_var = mull_ev_var, np.zeros_like(ev_stand)
     return Estimates(stand_p, stand_var, mull_p, mull_var, ev_stand, ev_mull, diff_var, stand_ev_var,
                      mull_ev_var, int(joint.sum()))
 
@@ -330,19 +378,23 @@ def row_intervals(rows: list[ReturnRow], level: float = 0.95) -> tuple[str, ...]
     """The confidence interval of each simulated row's probability, as printable lines."""
     z = NormalDist().inv_cdf(0.5 + level / 2)
     return tuple(f"{100 * level:g}% CI {r.event}: [{float(r.probability) - z * r.std_error:.8f}, "
-                 f"{float(r.probability) + z * r.std_error:.8f}]" for r in rows)
+                 f"{float(r.probability) + z * r.std_error:.8f}]" for r in rows if r.std_error > 0)
 
 
 def _bonus_categories(rules: MulliganRules) -> list[int]:
     return [c for c in reversed(range(N_CAT)) if rules.bonus_odds[c] is not None]
 
 
-def bonus_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.ndarray,
-                strategy: str) -> WagerSheet:
-    """The Bonus on the original hand, lost on a mulligan if the spec says so."""
-    keeps = stand if rules.bonus_lost_on_mulligan else np.ones_like(stand)
+def bonus_sheet(rules: MulliganRules, stand_at_least: int, strategy: str) -> WagerSheet:
+    """The Bonus on the original hand, lost on a mulligan if the spec says so: exact under every
+    rule (the player stands with ``stand_at_least`` or better)."""
     paid_cats = _bonus_categories(rules)
+    values = class_values()
+    kept = (values >= stand_at_least) if rules.bonus_lost_on_mulligan else np.ones(len(values), bool)
+    categories = values >> hands.CATEGORY_SHIFT
     if rules.bonus_when == "always":
+        cls = _classes(rules.stands_value)
+        keeps = np.isin(cls.values, values[kept])
         events, paid = [], 0
         for c in paid_cats:
             n = int(cls.weights[keeps & (cls.categories == c)].sum())
@@ -352,29 +404,23 @@ def bonus_sheet(rules: MulliganRules, cls: Classes, est: Estimates, stand: np.nd
         return WagerSheet.from_combinations("bonus", events, strategy=strategy,
                                             notes=("paid on the original hand whatever the dealer "
                                                    "holds; exact",))
-    with_tie = rules.bonus_when == "player_beats_or_ties_dealer"
-    not_beaten = est.stand_p[:, 0] + (est.stand_p[:, 1] if with_tie else 0)
-    nb_var = est.stand_var[:, 0] + (est.stand_var[:, 1] if with_tie else 0)
     if not rules.bonus_lost_on_mulligan:
         raise ParError("a Bonus that needs a win and survives a mulligan is not analysed")
-    f = cls.weights / float(cls.weights.sum())
-    rows, paid_p, edge_var = [], 0.0, 0.0
+    with_tie = rules.bonus_when == "player_beats_or_ties_dealer"
+    exact = exact_stand(rules.stands_value)
+    not_beaten = exact.counts[:, 0] + (exact.counts[:, 1] if with_tie else 0)
+    events, paid = [], 0
     for c in paid_cats:
-        sel = keeps & (cls.categories == c)
-        p = float((f[sel] * not_beaten[sel]).sum())
-        var = float((f[sel] ** 2 * nb_var[sel]).sum())
-        rows.append(ReturnRow(event=hands.CATEGORY_NAMES[c], pays=rules.bonus_odds[c],
-                              probability=p, std_error=math.sqrt(var)))
-        paid_p += p
-        edge_var += float(rules.bonus_odds[c] + 1) ** 2 * var
-    rows.append(ReturnRow(event="no win", pays=Fraction(-1), probability=1 - paid_p,
-                          std_error=math.sqrt(sum(r.std_error ** 2 for r in rows))))
+        n = sum(int(x) for x in not_beaten[kept & (categories == c)])
+        events.append((hands.CATEGORY_NAMES[c], rules.bonus_odds[c], n, 1))
+        paid += n
+    events.append(("no win", Fraction(-1), me.CYCLE_STAND - paid, 1))
     when = "beats" if not with_tie else "beats or ties"
-    return WagerSheet(name="bonus", rows=tuple(rows), exact=False, strategy=strategy,
-                      samples=est.samples, house_edge_std_error=math.sqrt(edge_var),
-                      notes=(f"paid on the original hand only if it {when} the dealer's final "
-                             "hand: exact where the dealer stood on his first five, simulated "
-                             "where he redrew",) + row_intervals(rows))
+    return WagerSheet.from_combinations(
+        "bonus", events, strategy=strategy,
+        notes=(f"paid on the original hand only if it {when} the dealer's final hand; exact: "
+               "counted over the cycle C(52,5) x C(47,5) x C(42,5) of the player's five, the "
+               "dealer's first five and the five he would draw",))
 
 
 def _strategy_report(adv: ValueAdvantage, threshold: int, cls: Classes,
@@ -417,27 +463,28 @@ def mulligan_par_sheet(spec: Any, samples_per_hand: int = EVALUATION_SAMPLES,
                        seed: int = 20260513) -> ParSheet:
     rules = mulligan_rules(spec)
     cls = _classes(rules.stands_value)
+    exact = exact_stand(rules.stands_value)
     # decision pass, then a larger run on the hand values around its threshold
     joint = simulate(rules, cls, decision_samples, seed, 0)
-    adv = value_advantage(cls, estimates(rules, cls, joint))
+    adv = value_advantage(cls, estimates(rules, cls, joint, exact))
     first_threshold = best_threshold(adv)
     i = int(np.searchsorted(adv.values, first_threshold))
     window = adv.values[max(0, i - REFINE_VALUES):i + REFINE_VALUES]
     if refine_samples > 0:
         joint = joint + simulate(rules, cls, refine_samples, seed, 1, np.isin(cls.values, window))
-        adv = value_advantage(cls, estimates(rules, cls, joint))
+        adv = value_advantage(cls, estimates(rules, cls, joint, exact))
     threshold = best_threshold(adv)
     if refine_samples > 0 and not window[0] < threshold <= window[-1]:
         raise ParError(f"the refined threshold {hand_text(threshold)} left the refined window "
                        f"{hand_text(int(window[0]))} .. {hand_text(int(window[-1]))}: raise the budgets")
     # evaluation pass
-    est = estimates(rules, cls, simulate(rules, cls, samples_per_hand, seed, 2))
+    est = estimates(rules, cls, simulate(rules, cls, samples_per_hand, seed, 2), exact)
     optimal = cls.values >= threshold
     table, chart = _strategy_report(adv, threshold, cls, optimal)
-    note = (f"partly exact: standing against a dealer who stands on his first five is counted "
-            f"over all C(47,5) hands; the rest is simulated ({est.samples:,} scenarios, "
-            f"{samples_per_hand} per player hand, stratified by the {len(cls.reps):,} suit classes of "
-            f"the player's hand); std_error per row",)
+    note = (f"partly exact: every 'bet 1' row (standing) is counted over the cycle C(52,5) x "
+            f"C(47,5) x C(42,5) (std_error 0); the 'bet 2' rows (the mulligan) are simulated "
+            f"({est.samples:,} scenarios, {samples_per_hand} per player hand, stratified by the "
+            f"{len(cls.reps):,} suit classes of the player's hand); std_error per row",)
     wagers = [main_sheet(rules, cls, est, optimal, "main game", _threshold_strategy(threshold, True),
                          table, chart, note)]
     spec_stand = cls.values >= rules.spec_stand_value
@@ -445,10 +492,10 @@ def mulligan_par_sheet(spec: Any, samples_per_hand: int = EVALUATION_SAMPLES,
                              _threshold_strategy(rules.spec_stand_value, False),
                              _strategy_report(adv, rules.spec_stand_value, cls, spec_stand)[0], [],
                              note))
-    wagers.append(bonus_sheet(rules, cls, est, spec_stand, _threshold_strategy(rules.spec_stand_value, False)))
+    wagers.append(bonus_sheet(rules, rules.spec_stand_value, _threshold_strategy(rules.spec_stand_value, False)))
     bonus_cats = np.isin(cls.categories, _bonus_categories(rules))
     if (optimal[bonus_cats] != spec_stand[bonus_cats]).any():
-        optimal_bonus = bonus_sheet(rules, cls, est, optimal, _threshold_strategy(threshold, True))
+        optimal_bonus = bonus_sheet(rules, threshold, _threshold_strategy(threshold, True))
         wagers.append(replace(optimal_bonus, name="bonus (computed strategy)"))
     freqs = frequency_sets(spec)
     freqs["mulligan_strategy"] = {"computed_stand_at_least": hand_text(threshold),

@@ -333,12 +333,22 @@ def _pct(x: Number) -> str:
     return f"{100 * float(x):.4f}%"
 
 
+def _simulated_count(r: ReturnRow, weighted: bool) -> str:
+    """The weight of a simulated row, or its probability's standard error ("counted" when 0)."""
+    if weighted:
+        return "" if r.weight is None else f"{r.weight:,.0f}"
+    if r.std_error is None:
+        return ""
+    return f"{r.std_error:.2e}" if r.std_error > 0 else "0 (counted)"
+
+
 def format_wager(w: WagerSheet) -> str:
     lines = [f"== {w.name} ({'exact' if w.exact else 'simulated'}) =="]
-    count_head = "combinations" if w.exact else "weight"
+    weighted = any(r.weight is not None for r in w.rows)
+    count_head = "combinations" if w.exact else ("weight" if weighted else "std error")
     lines.append(f"{'event':<34} {'pays':>16} {count_head:>22} {'probability':>14} {'return':>12}")
     for r in w.rows:
-        count = f"{r.combinations:,}" if w.exact else ("" if r.weight is None else f"{r.weight:,.0f}")
+        count = f"{r.combinations:,}" if w.exact else _simulated_count(r, weighted)
         pays = f"{float(r.pays):g}"
         if r.meter_share:  # M is the meter: show the rule, then its value at this sheet's meter
             fixed = r.pays - r.meter_share * (w.meter or 0)
