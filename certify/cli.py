@@ -70,14 +70,30 @@ def hand(cards: tuple[str, ...]) -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), callback=_writable_target,
               help="Also write the PAR sheet as JSON.")
 @click.option("--meter", help="Progressive meter to compute the progressive wager at (default: the spec's reset).")
-def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
+@click.option("--compare", "compare_path", type=click.Path(dir_okay=False),
+              help="A published return table (CSV: event, probability[, pays, return, suite_event]) "
+                   "to compare row by row; exit 1 if a row lies outside the family-wise bound.")
+@click.option("--wager", "wager_name", default="main game", show_default=True,
+              help="The wager --compare checks, by its name in the sheet.")
+@click.option("--published-samples", type=click.FloatRange(min=1), default=None,
+              help="Rounds behind the published table, when it was simulated (adds its binomial SE).")
+def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: str | None,
+            wager_name: str, published_samples: float | None) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
     import json
     from fractions import Fraction
 
     from certify.analysis import par_sheet
+    from certify.analysis.compare import CompareError, compare, format_comparison, read_published
     from certify.analysis.par import ParError, format_sheet
     from certify.spec import SpecError, load_spec
+
+    published = None
+    if compare_path is not None:  # read before the minutes of work, so a bad file fails at once
+        try:
+            published = read_published(compare_path)
+        except CompareError as exc:
+            raise CertifyError(str(exc)) from exc
 
     try:
         meter_value = None if meter is None else Fraction(meter)
@@ -98,6 +114,19 @@ def analyze(spec: str, json_path: str | None, meter: str | None) -> None:
         except OSError as exc:
             raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
         click.echo(f"wrote {json_path}")
+    if published is not None:
+        try:
+            wager = sheet.wager(wager_name)
+            rows = compare(wager, published, published_samples, source=compare_path)
+        except KeyError:
+            raise CertifyError(f"--wager: no wager {wager_name!r} in the sheet "
+                               f"(have: {', '.join(w.name for w in sheet.wagers)})") from None
+        except CompareError as exc:
+            raise CertifyError(str(exc)) from exc
+        click.echo("")
+        click.echo(format_comparison(wager, rows, 0.99, published_samples, compare_path))
+        if any(r.outside for r in rows):
+            sys.exit(1)
 
 
 def _list_faults(ctx: click.Context, _param, value: bool) -> None:

@@ -135,7 +135,7 @@ def test_under_a_king_high_dealer_threshold():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("cards", ["As Kd 9h 5c 4s", "Qs Jd 8h 6c 2s", "7s 7d 9h 5c 2s"])
+@pytest.mark.parametrize("cards", ["As Kd 9h 5c 4s"])  # the spec's threshold hand: 1,020 hands
 def test_profile_counts_for_hands_of_many_suit_classes(cards, ace_high_counts):
     value = hands.rank_hand(parse_cards(cards))
     assert _profile_counts(ace_high_counts, value) == card_level_counts(value, ACE_HIGH)
