@@ -1,35 +1,31 @@
-"""Five Card Mulligan Poker: the PAR sheet, partly exact and partly simulated, with its CIs.
+"""Five Card Mulligan Poker: the PAR sheet, exact.
 
 The game: the player's five cards P; the dealer's five D1. The player stands, or takes a mulligan
-(Raise = ``raise.multiple_of_ante`` x Ante) and gets five new cards. The dealer stands on
-``dealer.stands_on`` (Ace-high) or better, else discards and draws five new cards from what is
+(Raise = ``raise.multiple_of_ante`` x Ante) and gets five new cards Y. The dealer stands on
+``dealer.stands_on`` (Ace-high) or better, else discards and draws five new cards X from what is
 left. Higher hand wins, Ante and Raise paid by ``pays``; ties push.
 
-Why not all exact: the dealer who redraws. For a player hand P, the chance that the dealer's
-*final* hand is below P needs the pairs (D1, D2) of disjoint hands with D1 below Ace-high; a
-mulligan adds the player's new five to that chain. So:
+The hard part is the dealer who redraws: his new five depend on which cards his first five took,
+and a mulligan adds the player's new five to that chain, so no per-hand table gives the outcome.
+Every row is counted over the cycle C(52,5) x C(47,5) x C(42,5) x C(37,5):
 
-* exact, standing (``exact_stand``): the dealer's first five per suit class of P by
-  inclusion-exclusion (``mulligan_kernel.exact_first_dealer_counts``), and the rounds in which he
-  redraws by rank profiles (``mulligan_exact``): win / tie / loss counts for every hand value over
-  the cycle C(52,5) x C(47,5) x C(42,5);
-* simulated, the mulligan, per class: split by whether the dealer stood or redrew
-  (post-stratified on the exact redraw probability); the new five and the dealer's are drawn as
-  in the game;
-* derived: EV(stand) (exact) - EV(mulligan) (estimated) per hand value with its standard error,
-  from a *decision pass*; the computed strategy is the threshold ("stand with X or better") that
-  maximises the summed advantage over all hands, refined by a second, larger run on the hand
-  values near the first pass's boundary. The return tables come from an independent *evaluation
-  pass* (no selection bias), for the computed strategy ("main game") and the spec's ("main game
-  (spec strategy)").
+* standing (``exact_stand``): the dealer's first five per suit class of P by inclusion-exclusion
+  (``mulligan_kernel.exact_first_dealer_counts``), and the rounds in which he redraws by rank
+  profiles (``mulligan_exact``): win / tie / loss counts for every hand value;
+* the mulligan (``mulligan_dp``): a dynamic programme over the ranks for the four hands P, D1, Y,
+  X, with the comparison replaced by exchangeability (Y and X, or Y and D1, are exchangeable);
+* the strategy: EV(stand) - EV(mulligan), both counted, for the hand values around the sign change
+  (found by bisection over the high-card values); the threshold maximises the summed advantage.
+  A cheap *screening pass* (the mulligan simulated, standing counted) checks every other value.
 * the Bonus: exact under every rule: paid on the original hand whatever the dealer holds
   (counting the hands the strategy stands on), or only when that hand is not beaten by the
   dealer's final hand (the exact standing counts).
 
-Every simulated probability carries a standard error (``ReturnRow.std_error``) and the house
-edge a standard error; all figures are in Ante units (bet 2 = Ante + Raise at risk).
-Default budgets: about 780 million scenarios, about a CPU-minute; ``par_sheet(spec, samples_per_hand=...)``
-trades time for precision.
+The exact method covers a dealer and a strategy whose thresholds are high cards (both specs). For
+other rules the mulligan is simulated instead (``exact=False`` forces it): per suit class of P,
+split by whether the dealer stood or redrew, with a decision pass, a refined pass near its
+threshold and an independent evaluation pass; every simulated row then carries a standard error.
+All figures are in Ante units (bet 2 = Ante + Raise at risk).
 """
 
 from __future__ import annotations
@@ -45,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from certify import hands
+from certify.analysis import mulligan_dp as dp
 from certify.analysis import mulligan_exact as me
 from certify.analysis import mulligan_kernel as mk
 from certify.analysis.frequencies import class_values, frequency_sets
@@ -452,16 +449,194 @@ def _strategy_report(adv: ValueAdvantage, threshold: int, cls: Classes,
     return table, chart
 
 
-def _threshold_strategy(value: int, computed: bool) -> str:
-    source = ("computed: the threshold maximising EV(stand) - EV(mulligan) summed over the hands, "
-              "from a decision pass independent of this table" if computed else "the spec's")
+def _threshold_strategy(value: int, computed: bool, exact: bool = False) -> str:
+    if computed and exact:
+        source = ("computed: the threshold maximising the counted EV(stand) - EV(mulligan) summed "
+                  "over the hands")
+    elif computed:
+        source = ("computed: the threshold maximising EV(stand) - EV(mulligan) summed over the hands, "
+                  "from a decision pass independent of this table")
+    else:
+        source = "the spec's"
     return f"stand with {hand_text(value)} or better, else take the mulligan ({source})"
+
+
+# ----------------------------------------------------------------------------------------------
+# The exact sheet (a dealer and a strategy with high-card thresholds).
+# ----------------------------------------------------------------------------------------------
+EXACT_WINDOW = 8  # high-card values on either side of the sign change compared exactly
+
+
+@dataclass(frozen=True)
+class ExactDecision:
+    value: int
+    hands: int
+    ev_stand: Fraction
+    ev_mulligan: Fraction
+
+    @property
+    def difference(self) -> Fraction:
+        return self.ev_stand - self.ev_mulligan
+
+
+def _ev_stand(rules: MulliganRules, exact: ExactStand, value: int) -> Fraction:
+    d = int(np.searchsorted(class_values(), value))
+    win, _, lose = (int(x) for x in exact.counts[d])
+    return (rules.win(value >> hands.CATEGORY_SHIFT, Fraction(1)) * win - lose) / int(exact.rounds[d])
+
+
+def _ev_mulligan(rules: MulliganRules, out: dp.MulliganOutcomes) -> Fraction:
+    won = sum(rules.win(c, rules.bet2) * n for c, n in enumerate(out.wins))
+    return (won - rules.bet2 * out.losses) / out.total
+
+
+def exact_decision(rules: MulliganRules, value: int, hands_of_value: int) -> ExactDecision:
+    """EV(stand) and EV(mulligan) of the hands of one value, both counted."""
+    out = dp.mulligan_of_value(value, rules.stands_value)
+    return ExactDecision(value, hands_of_value, _ev_stand(rules, exact_stand(rules.stands_value), value),
+                         _ev_mulligan(rules, out))
+
+
+def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, list[ExactDecision]]:
+    """The best high-card threshold: a bisection for the sign change of EV(stand) - EV(mulligan)
+    over the high-card values, then every value within EXACT_WINDOW of it compared exactly; the
+    threshold maximises the summed advantage over the window."""
+    high = [(int(v), int(w)) for v, w in zip(adv.values, adv.weights)
+            if v >> hands.CATEGORY_SHIFT == hands.Category.HIGH_CARD]
+
+    def decide(i: int) -> ExactDecision:
+        return exact_decision(rules, high[i][0], high[i][1])
+
+    lo, hi = 0, len(high) - 1
+    if decide(hi).difference <= 0:
+        raise me.ExactError("standing never beats the mulligan on a high card: no high-card threshold")
+    while lo < hi:  # the first value at which standing is at least as good, if the sign changes once
+        mid = (lo + hi) // 2
+        if decide(mid).difference >= 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    first, last = max(0, lo - EXACT_WINDOW), min(len(high), lo + EXACT_WINDOW)
+    window = [decide(i) for i in range(first, last)]
+    gains = [sum(d.hands * d.difference for d in window[i:]) for i in range(len(window) + 1)]
+    best = max(range(len(gains)), key=lambda i: gains[i])
+    if (best == 0 and first > 0) or (best == len(window) and last < len(high)):
+        raise ParError("the exact threshold is at the edge of the compared window: widen EXACT_WINDOW")
+    threshold = window[best].value if best < len(window) else high[last][0]
+    return threshold, window
+
+
+def exact_main_sheet(rules: MulliganRules, threshold: int, name: str, strategy: str, table: list,
+                     chart: list, notes: tuple[str, ...] = ()) -> WagerSheet:
+    """Standing with ``threshold`` or better, else the mulligan: every row counted over the cycle
+    C(52,5) x C(47,5) x C(42,5) x C(37,5) (the dealer's redraw counted whether dealt or not)."""
+    exact = exact_stand(rules.stands_value)
+    values = class_values()
+    stands = values >= threshold
+    categories = values >> hands.CATEGORY_SHIFT
+    after = comb(37, 5)
+    mull = dp.mulligan_below(threshold, rules.stands_value)
+
+    def total(sel: np.ndarray, column: int) -> int:
+        return sum(int(x) for x in exact.counts[sel, column]) * after
+
+    one, two = Fraction(1), rules.bet2
+    events = [(f"win with {hands.CATEGORY_NAMES[c]}, bet 1", rules.win(c, one),
+               total(stands & (categories == c), 0), one) for c in range(N_CAT)]
+    events += [("tie, bet 1", Fraction(0), total(stands, 1), one),
+               ("lose, bet 1", -one, total(stands, 2), one)]
+    events += [(f"win with {hands.CATEGORY_NAMES[c]}, bet 2", rules.win(c, two), mull.wins[c], two)
+               for c in range(N_CAT)]
+    events += [("tie, bet 2", Fraction(0), mull.ties, two), ("lose, bet 2", -two, mull.losses, two)]
+    sheet = WagerSheet.from_combinations(name, events, strategy=strategy, strategy_table=table,
+                                         strategy_chart=chart, notes=notes)
+    if sheet.cycle != dp.CYCLE_MULLIGAN:
+        raise ParError(f"{name}: the counts add up to {sheet.cycle:,}, not the cycle {dp.CYCLE_MULLIGAN:,}")
+    return sheet
+
+
+def _exact_report(window: list[ExactDecision], threshold: int, adv: ValueAdvantage) -> tuple[list, list]:
+    values = class_values()
+    table: list[dict[str, Any]] = []
+    for c in range(N_CAT):
+        sel = (values >> hands.CATEGORY_SHIFT) == c
+        table.append({"category": hands.CATEGORY_NAMES[c],
+                      "stand": int(adv.weights[np.isin(adv.values, values[sel & (values >= threshold)])].sum()),
+                      "hands": int(adv.weights[np.isin(adv.values, values[sel])].sum())})
+    chart = ["  hand values near the boundary: EV(stand), EV(mulligan), difference, all counted "
+             "(Ante units):"]
+    for d in reversed(window):
+        decision = "stand" if d.value >= threshold else "mulligan"
+        chart.append(f"  {hand_text(d.value):<26} {float(d.ev_stand):+.7f} {float(d.ev_mulligan):+.7f} "
+                     f"{float(d.difference):+.7f}  {decision}")
+        table.append({"hand": hand_text(d.value), "hands": d.hands, "ev_stand": float(d.ev_stand),
+                      "ev_mulligan": float(d.ev_mulligan), "difference": float(d.difference),
+                      "difference_exact": str(d.difference), "decision": decision})
+    lo, hi = window[0].value, window[-1].value
+    outside = [j for j in range(len(adv.values)) if not lo <= adv.values[j] <= hi
+               and (adv.values[j] >= threshold) != (adv.diff[j] > 0) and abs(adv.diff[j]) > 3 * adv.diff_se[j]]
+    chart.append(f"  outside these values, the screening pass (simulated mulligan, counted standing) puts "
+                 f"{len(outside)} hand values on the other side of the threshold by more than 3 SE")
+    if outside:
+        raise ParError(f"the screening pass disagrees with the exact threshold {hand_text(threshold)} "
+                       f"at {hand_text(int(adv.values[outside[0]]))}: not a threshold strategy here")
+    return table, chart
+
+
+def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, seed: int) -> ParSheet:
+    dp.high_card_tuple(rules.stands_value)  # raises for a dealer rule the programme does not cover
+    dp.high_card_tuple(rules.spec_stand_value)
+    cls = _classes(rules.stands_value)
+    exact = exact_stand(rules.stands_value)
+    adv = value_advantage(cls, estimates(rules, cls, simulate(rules, cls, decision_samples, seed, 0), exact))
+    threshold, window = exact_threshold(rules, adv)
+    table, chart = _exact_report(window, threshold, adv)
+    note = ("exact: every row counted over the cycle C(52,5) x C(47,5) x C(42,5) x C(37,5) = "
+            f"{dp.CYCLE_MULLIGAN:,} (player's five, dealer's first five, the player's new five, the "
+            "dealer's new five, each counted whether dealt or not): standing by rank profiles, the "
+            "mulligan by a dynamic programme over the ranks with exchangeable pairs of hands",)
+    wagers = [exact_main_sheet(rules, threshold, "main game", _threshold_strategy(threshold, True, exact=True),
+                               table, chart, note)]
+    spec_table = _exact_report(window, rules.spec_stand_value, adv)[0] if window[0].value <= \
+        rules.spec_stand_value <= window[-1].value else table[:N_CAT]
+    wagers.append(exact_main_sheet(rules, rules.spec_stand_value, SPEC_STRATEGY_WAGER,
+                                   _threshold_strategy(rules.spec_stand_value, False), spec_table, [], note))
+    return _with_bonus_and_frequencies(spec, rules, cls, wagers, threshold)
+
+
+def _with_bonus_and_frequencies(spec: Any, rules: MulliganRules, cls: Classes, wagers: list,
+                                threshold: int) -> ParSheet:
+    wagers.append(bonus_sheet(rules, rules.spec_stand_value, _threshold_strategy(rules.spec_stand_value, False)))
+    optimal, spec_stand = cls.values >= threshold, cls.values >= rules.spec_stand_value
+    bonus_cats = np.isin(cls.categories, _bonus_categories(rules))
+    if (optimal[bonus_cats] != spec_stand[bonus_cats]).any():
+        optimal_bonus = bonus_sheet(rules, threshold, _threshold_strategy(threshold, True))
+        wagers.append(replace(optimal_bonus, name="bonus (computed strategy)"))
+    freqs = frequency_sets(spec)
+    freqs["mulligan_strategy"] = {"computed_stand_at_least": hand_text(threshold),
+                                  "spec_stand_at_least": hand_text(rules.spec_stand_value),
+                                  "mulligan_probability_computed": float(cls.weights[~optimal].sum()) / comb(52, 5),
+                                  "mulligan_probability_spec": float(cls.weights[~spec_stand].sum()) / comb(52, 5)}
+    return ParSheet(game=spec.title, spec=spec.name, family="mulligan", wagers=tuple(wagers),
+                    frequencies=freqs)
 
 
 def mulligan_par_sheet(spec: Any, samples_per_hand: int = EVALUATION_SAMPLES,
                        decision_samples: int = DECISION_SAMPLES, refine_samples: int = REFINE_SAMPLES,
-                       seed: int = 20260513) -> ParSheet:
+                       seed: int = 20260513, exact: bool = True) -> ParSheet:
+    """Exact when the dealer's and the strategy's thresholds are high cards (both specs); else the
+    mulligan is simulated (``samples_per_hand``, ``refine_samples``; ``exact=False`` forces it)."""
     rules = mulligan_rules(spec)
+    if exact:
+        try:
+            return _exact_par_sheet(spec, rules, decision_samples, seed)
+        except me.ExactError:
+            pass  # a rule outside the exact method: simulate the mulligan
+    return _simulated_par_sheet(spec, rules, samples_per_hand, decision_samples, refine_samples, seed)
+
+
+def _simulated_par_sheet(spec: Any, rules: MulliganRules, samples_per_hand: int, decision_samples: int,
+                         refine_samples: int, seed: int) -> ParSheet:
     cls = _classes(rules.stands_value)
     exact = exact_stand(rules.stands_value)
     # decision pass, then a larger run on the hand values around its threshold
@@ -492,18 +667,6 @@ def mulligan_par_sheet(spec: Any, samples_per_hand: int = EVALUATION_SAMPLES,
                              _threshold_strategy(rules.spec_stand_value, False),
                              _strategy_report(adv, rules.spec_stand_value, cls, spec_stand)[0], [],
                              note))
-    wagers.append(bonus_sheet(rules, rules.spec_stand_value, _threshold_strategy(rules.spec_stand_value, False)))
-    bonus_cats = np.isin(cls.categories, _bonus_categories(rules))
-    if (optimal[bonus_cats] != spec_stand[bonus_cats]).any():
-        optimal_bonus = bonus_sheet(rules, threshold, _threshold_strategy(threshold, True))
-        wagers.append(replace(optimal_bonus, name="bonus (computed strategy)"))
-    freqs = frequency_sets(spec)
-    freqs["mulligan_strategy"] = {"computed_stand_at_least": hand_text(threshold),
-                                  "spec_stand_at_least": hand_text(rules.spec_stand_value),
-                                  "mulligan_probability_computed": float(cls.weights[~optimal].sum()) / comb(52, 5),
-                                  "mulligan_probability_spec": float(cls.weights[~spec_stand].sum()) / comb(52, 5)}
-    return ParSheet(game=spec.title, spec=spec.name, family="mulligan", wagers=tuple(wagers),
-                    frequencies=freqs)
-
+    return _with_bonus_and_frequencies(spec, rules, cls, wagers, threshold)
 
 par_sheet = mulligan_par_sheet

@@ -1,0 +1,508 @@
+"""Exact Five Card Mulligan: the mulligan rounds, counted by a dynamic programme over the ranks.
+
+A mulligan round is four disjoint hands: the player's discarded five P (a hand the strategy
+mulligans: a non-flush high card below the threshold), the dealer's first five D, the player's new
+five Y and, when D is below ``stands_on``, the dealer's new five X. Who wins needs a comparison of
+two hands, which no per-rank programme can make, but it is not needed:
+
+* the dealer redraws: given P and D, (Y, X) is a uniformly random ordered pair of disjoint fives of
+  the 42 cards left, so Y and X are exchangeable. The player wins with a category-c hand in half of
+  the pairs whose strictly better hand has category c:
+  W_c = ((A_c - A_{c-1}) - T_c) / 2, with A_c the pairs in which both hands have category <= c and
+  T_c the pairs of equal value in category c;
+* the dealer stands (D at or above ``stands_on``, the set H of hands below it excluded):
+  #(Y > D, D not in H) = #(Y > D) - #(Y > D, D in H). (Y, D) is exchangeable too, and a hand in H
+  loses to every hand not in H and to half of the unequal hands in H.
+
+So every count is of disjoint hands each in a set given by its own rank pattern (category, and
+for a high card whether it is below a lexicographic threshold): a product of per-rank factors.
+Each hand is a small automaton over the ranks (ace first); the programme carries the joint state
+of the hands and, at each rank, shares the four suits among them (a multinomial). Suits matter only
+for flushes: a hand that must be one suit ("mono") takes one card at each of its ranks, and the
+ways to give the mono hands suits are counted by set partitions: mono hands in the same block share
+a suit and so no rank, blocks get distinct suits (4 x 3 x ... ways). A non-flush hand is "any suits"
+minus "one suit". Counts reach 1.5e24, so the programme runs modulo two primes below 2^58 and the
+counts are rebuilt by the Chinese remainder theorem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from math import comb, factorial
+
+import numpy as np
+from numba import njit
+
+from certify import hands
+
+N_RANKS = 13
+# hand classes: 0..9 the categories (0 = a high card NOT below the lex threshold), 10 = a high card
+# below it (in the set H of the dealer's redraw hands, or of the player's mulligan hands)
+BELOW = 10
+N_CLASSES = 11
+PRIMES = (288230376151711717, 288230376151711813)  # primes below 2^58: value x 24 fits in int64
+NONE = -1
+
+
+# ----------------------------------------------------------------------------------------------
+# Hand automata. A state is the part of a partial hand (its cards at the ranks already passed,
+# ace first) that decides its class; built by search from the canonical description below.
+# ----------------------------------------------------------------------------------------------
+def _key(ranks: tuple[int, ...], next_rank: int, lex: tuple[int, ...] | None) -> tuple:
+    """The class-deciding summary of a partial hand (its ranks, descending; ranks >= next_rank + 1
+    have been passed)."""
+    k = len(ranks)
+    counts = {}
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    mult = tuple(sorted(counts.values(), reverse=True))
+    if mult and mult[0] > 1:
+        return ("multi", mult)
+    distinct = sorted(set(ranks), reverse=True)
+    # straight: a run ace-first that reaches down to the rank just passed, or the wheel's ace
+    if k == 0:
+        run = "start"
+    elif k == 5:
+        top = distinct[0]
+        if distinct == list(range(top, top - 5, -1)):
+            run = "broadway" if top == 12 else "straight"
+        elif distinct == [12, 3, 2, 1, 0]:
+            run = "straight"
+        else:
+            run = "none"
+    elif distinct == list(range(distinct[0], distinct[0] - k, -1)) and distinct[-1] == next_rank + 1:
+        run = ("run", distinct[0] == 12)
+    elif distinct[0] == 12 and (k == 1 and next_rank >= 3):
+        run = "ace_waits_for_five"
+    elif distinct[0] == 12 and distinct[1:] == list(range(3, 3 - (k - 1), -1)) \
+            and distinct[-1] == next_rank + 1:
+        run = "wheel"
+    else:
+        run = "none"
+    if lex is None:
+        order = None
+    else:
+        order = "eq"
+        for place, r in enumerate(distinct):
+            if r != lex[place]:
+                order = "lt" if r < lex[place] else "gt"
+                break
+    return ("single", k, run, order)
+
+
+def _final_class(ranks: tuple[int, ...], mono: bool, lex: tuple[int, ...] | None) -> int:
+    """The class of a whole hand (five ranks), one suit or not."""
+    counts = [0] * N_RANKS
+    for r in ranks:
+        counts[r] += 1
+    keys = sorted(counts, reverse=True)
+    if keys[0] == 4:
+        return 7
+    if keys[0] == 3:
+        return 6 if keys[1] == 2 else 3
+    if keys[0] == 2:
+        return 2 if keys[1] == 2 else 1
+    distinct = sorted(ranks, reverse=True)
+    straight = distinct == list(range(distinct[0], distinct[0] - 5, -1)) or distinct == [12, 3, 2, 1, 0]
+    if straight:
+        return (9 if distinct[0] == 12 and distinct[1] == 11 else 8) if mono else 4
+    if mono:
+        return 5
+    if lex is not None and tuple(distinct) < tuple(lex):
+        return BELOW
+    return 0
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A hand automaton: ``next[r, s, m]`` the state after taking m cards of rank r (-1: not
+    allowed); ``free_class[s]`` / ``mono_class[s]`` the class of a finished hand (-1: not a hand,
+    or not possible in one suit); ``weight[s]`` the acceptance weight of a finished junk hand."""
+
+    next: np.ndarray  # (13, n_states, 5) int64
+    free_class: np.ndarray
+    mono_class: np.ndarray
+    weight: np.ndarray  # int64, for junk machines (0 / +1 / -1), 1 for every finished state otherwise
+    n_states: int
+
+
+def any_machine(lex: tuple[int, ...] | None) -> Machine:
+    """Any five cards; classes by category (and a high card below ``lex`` apart)."""
+    return _search(lex, max_per_rank=4, junk=False)
+
+
+def junk_machine(lex: tuple[int, ...]) -> Machine:
+    """Five distinct ranks, not a straight, lexicographically below ``lex``: weight 1 (its
+    non-flush and one-suit versions are told apart by the mono flag of the run)."""
+    return _search(lex, max_per_rank=1, junk=True)
+
+
+def fixed_machine(ranks: tuple[int, ...]) -> Machine:
+    """Exactly these ranks (a multiset): the player's hand of one value."""
+    counts = [0] * N_RANKS
+    for r in ranks:
+        counts[r] += 1
+    nxt = np.full((N_RANKS, 6, 5), NONE, np.int64)
+    k = 0
+    for r in range(N_RANKS - 1, -1, -1):
+        nxt[r, k, counts[r]] = k + counts[r]
+        k += counts[r]
+    free = np.full(6, NONE, np.int64)
+    mono = np.full(6, NONE, np.int64)
+    free[5] = _final_class(tuple(ranks), False, None)
+    mono[5] = _final_class(tuple(ranks), True, None) if max(counts) == 1 else NONE
+    weight = np.zeros(6, np.int64)
+    weight[5] = 1
+    return Machine(nxt, free, mono, weight, 6)
+
+
+def _search(lex, max_per_rank: int, junk: bool) -> Machine:
+    index: dict[tuple, int] = {}
+
+    def state(ranks, next_rank):
+        key = _key(ranks, next_rank, lex)
+        if key not in index:
+            index[key] = len(index)
+        return index[key]
+
+    # a representative partial hand per state *at the current rank* (a key's meaning is relative
+    # to the rank about to be dealt, so representatives are not reused across ranks)
+    frontier = {state((), N_RANKS - 1): ()}
+    transitions = []
+    for r in range(N_RANKS - 1, -1, -1):
+        new_frontier: dict[int, tuple] = {}
+        for s, ranks in sorted(frontier.items()):
+            for m in range(0, min(max_per_rank, 5 - len(ranks)) + 1):
+                new = ranks + (r,) * m
+                if junk and _key(new, r - 1, lex)[-1] == "gt":
+                    continue  # can no longer be below the threshold
+                t = state(new, r - 1)
+                transitions.append((r, s, m, t))
+                new_frontier.setdefault(t, new)
+        frontier = new_frontier
+    reps = frontier
+    n = len(index)
+    nxt = np.full((N_RANKS, n, 5), NONE, np.int64)
+    for r, s, m, t in transitions:
+        nxt[r, s, m] = t
+    free = np.full(n, NONE, np.int64)
+    mono = np.full(n, NONE, np.int64)
+    weight = np.zeros(n, np.int64)
+    for s, ranks in reps.items():  # finished after the deuce
+        if len(ranks) != 5:
+            continue
+        free[s] = _final_class(ranks, False, lex)
+        distinct = len(set(ranks)) == 5
+        mono[s] = _final_class(ranks, True, lex) if distinct else NONE
+        if junk:
+            weight[s] = 1 if free[s] == BELOW else 0
+        else:
+            weight[s] = 1
+    return Machine(nxt, free, mono, weight, n)
+
+
+# ----------------------------------------------------------------------------------------------
+# The programme.
+# ----------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _multinomial(n, q0, q1, q2, q3):
+    rest = n - q0 - q1 - q2 - q3
+    if rest < 0:
+        return 0
+    f = np.array([1, 1, 2, 6, 24], np.int64)
+    return f[n] // (f[q0] * f[q1] * f[q2] * f[q3] * f[rest])
+
+
+@njit(cache=True)
+def _run(next0, next1, next2, next3, mono, block, mirror, prime):
+    """Ways, modulo ``prime``, to deal four hands rank by rank (ace first) ending in each joint
+    state. ``mono[h]``: hand h is one suit (one card per rank; its suit counted by the caller);
+    ``block[h]``: mono hands of one block share a suit, so never a rank; ``mirror``: hand 1 takes
+    as many cards as hand 0 at every rank (two hands of equal value)."""
+    n0, n1, n2, n3 = next0.shape[1], next1.shape[1], next2.shape[1], next3.shape[1]
+    cur = np.zeros((n0, n1, n2, n3), np.int64)
+    cur[0, 0, 0, 0] = 1
+    for r in range(N_RANKS - 1, -1, -1):
+        new = np.zeros((n0, n1, n2, n3), np.int64)
+        for a in range(n0):
+            for b in range(n1):
+                for c in range(n2):
+                    for d in range(n3):
+                        value = cur[a, b, c, d]
+                        if value == 0:
+                            continue
+                        for m0 in range(5):
+                            a2 = next0[r, a, m0]
+                            if a2 < 0 or (mono[0] and m0 > 1):
+                                continue
+                            for m1 in range(5 - m0):
+                                if mirror and m1 != m0:
+                                    continue
+                                b2 = next1[r, b, m1]
+                                if b2 < 0 or (mono[1] and m1 > 1):
+                                    continue
+                                for m2 in range(5 - m0 - m1):
+                                    c2 = next2[r, c, m2]
+                                    if c2 < 0 or (mono[2] and m2 > 1):
+                                        continue
+                                    for m3 in range(5 - m0 - m1 - m2):
+                                        d2 = next3[r, d, m3]
+                                        if d2 < 0 or (mono[3] and m3 > 1):
+                                            continue
+                                        w = _weight(m0, m1, m2, m3, mono, block)
+                                        if w == 0:
+                                            continue
+                                        new[a2, b2, c2, d2] = (new[a2, b2, c2, d2] + value * w) % prime
+        cur = new
+    return cur
+
+
+@njit(cache=True)
+def _weight(m0, m1, m2, m3, mono, block):
+    """Ways to give one rank's suits: mono hands take one card each (in distinct suits, since
+    mono hands of one block may not meet), free hands share the other suits."""
+    ms = (m0, m1, m2, m3)
+    taken = 0
+    q = np.zeros(4, np.int64)
+    for h in range(4):
+        if mono[h]:
+            if ms[h] == 1:
+                for g in range(h):
+                    if mono[g] and ms[g] == 1 and block[g] == block[h]:
+                        return 0
+                taken += 1
+        else:
+            q[h] = ms[h]
+    return _multinomial(4 - taken, q[0], q[1], q[2], q[3])
+
+
+@njit(cache=True)
+def _contract(final, w2, w3, prime):
+    """sum over the states of hands 2 and 3 of final x their acceptance weights, modulo prime."""
+    n0, n1, n2, n3 = final.shape
+    out = np.zeros((n0, n1), np.int64)
+    for c in range(n2):
+        for d in range(n3):
+            w = w2[c] * w3[d]
+            if w == 0:
+                continue
+            for a in range(n0):
+                for b in range(n1):
+                    x = final[a, b, c, d]
+                    if x:
+                        out[a, b] = (out[a, b] + (x if w > 0 else prime - x)) % prime
+    return out
+
+
+def dummy_machine() -> Machine:
+    """No hand (a three-hand count)."""
+    nxt = np.full((N_RANKS, 1, 5), NONE, np.int64)
+    nxt[:, 0, 0] = 0
+    return Machine(nxt, np.full(1, NONE, np.int64), np.full(1, NONE, np.int64), np.ones(1, np.int64), 1)
+
+
+def _set_partitions(items: list[int]):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _set_partitions(rest):
+        for i in range(len(part)):
+            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+        yield [[first]] + part
+
+
+def _monoable(m: Machine) -> bool:
+    return bool((m.mono_class >= 0).any()) or (bool((m.weight != 0).any()) and m.free_class.max() == BELOW
+                                              and m.n_states > 1 and (m.mono_class >= 0).any())
+
+
+def _class_coefficients(m: Machine, mono: bool) -> list[dict[int, int]]:
+    """Per state: {class: coefficient}; a one-suit run adds the flush version and removes it from
+    the non-flush one (non-flush = any suits - one suit)."""
+    out = []
+    for s in range(m.n_states):
+        coef: dict[int, int] = {}
+        if mono:
+            if m.mono_class[s] >= 0:
+                coef[int(m.mono_class[s])] = 1
+                coef[int(m.free_class[s])] = coef.get(int(m.free_class[s]), 0) - 1
+        elif m.free_class[s] >= 0:
+            coef[int(m.free_class[s])] = 1
+        out.append(coef)
+    return out
+
+
+def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: bool = False,
+                 monoable: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
+    """(11, 11) object array of exact counts: deals of four disjoint hands (hands 2 and 3 accepted
+    by their machines' weights, non-flush), by the classes of hands 0 and 1."""
+    machines = (m0, m1, m2, m3)
+    can = [i for i in range(4) if monoable[i]]
+    totals = []
+    for prime in PRIMES:
+        acc = [[0] * N_CLASSES for _ in range(N_CLASSES)]
+        for size in range(len(can) + 1):
+            for subset in _subsets(can, size):
+                mono = np.array([h in subset for h in range(4)], np.bool_)
+                coef0 = _class_coefficients(m0, bool(mono[0]))
+                coef1 = _class_coefficients(m1, bool(mono[1]))
+                w2 = m2.weight * (-1 if mono[2] else 1)
+                w3 = m3.weight * (-1 if mono[3] else 1)
+                for partition in _set_partitions(list(subset)):
+                    block = np.zeros(4, np.int64)
+                    for i, part in enumerate(partition):
+                        for h in part:
+                            block[h] = i
+                    ways = _falling(4, len(partition))  # distinct suits for the blocks
+                    final = _run(m0.next, m1.next, m2.next, m3.next, mono, block, mirror, prime)
+                    g = _contract(final, w2.astype(np.int64), w3.astype(np.int64), prime)
+                    for a, b in zip(*np.nonzero(g)):
+                        x = int(g[a, b]) * ways
+                        for ca, ka in coef0[a].items():
+                            for cb, kb in coef1[b].items():
+                                acc[ca][cb] = (acc[ca][cb] + ka * kb * x) % prime
+        totals.append(acc)
+    modulus = PRIMES[0] * PRIMES[1]
+    inverse = pow(PRIMES[0], -1, PRIMES[1])
+    out = np.empty((N_CLASSES, N_CLASSES), object)
+    for i in range(N_CLASSES):
+        for j in range(N_CLASSES):
+            r0, r1 = totals[0][i][j], totals[1][i][j]
+            x = (r0 + PRIMES[0] * (((r1 - r0) * inverse) % PRIMES[1])) % modulus
+            out[i, j] = x - modulus if x > modulus // 2 else x
+    return out
+
+
+def _subsets(items: list[int], size: int):
+    from itertools import combinations
+
+    return combinations(items, size)
+
+
+def _falling(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out *= n - i
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# The mulligan's outcomes.
+# ----------------------------------------------------------------------------------------------
+CATEGORY_OF_CLASS = tuple(range(10)) + (0,)
+CYCLE_MULLIGAN = comb(52, 5) * comb(47, 5) * comb(42, 5) * comb(37, 5)  # P, D, Y, X (X always counted)
+
+
+def high_card_tuple(value: int) -> tuple[int, ...]:
+    """The five ranks (high to low) of a high-card threshold value."""
+    from certify.analysis.mulligan_exact import ExactError
+
+    if value >> hands.CATEGORY_SHIFT != hands.Category.HIGH_CARD:
+        raise ExactError(f"the exact mulligan count needs high-card thresholds; got the hand value {value:#x}")
+    return tuple((value >> (16 - 4 * k)) & 15 for k in range(5))
+
+
+@dataclass(frozen=True)
+class MulliganOutcomes:
+    """Deals (P, D, Y, X) of the cycle C(52,5) C(47,5) C(42,5) C(37,5) in which the player takes a
+    mulligan, by outcome: the new five win with category 0..9, tie, lose."""
+
+    wins: tuple[int, ...]  # by category
+    ties: int
+    losses: int
+
+    @property
+    def total(self) -> int:
+        return sum(self.wins) + self.ties + self.losses
+
+
+def _by_category(matrix: np.ndarray) -> list[list[int]]:
+    out = [[0] * 10 for _ in range(10)]
+    for i in range(N_CLASSES):
+        for j in range(N_CLASSES):
+            out[CATEGORY_OF_CLASS[i]][CATEGORY_OF_CLASS[j]] += int(matrix[i, j])
+    return out
+
+
+def _exchangeable_wins(joint: list[list[int]], ties: list[int]) -> list[int]:
+    """Wins of hand 0 by its category when hands 0 and 1 are exchangeable: half the pairs whose
+    strictly better hand has that category."""
+    wins = []
+    below = 0
+    for c in range(10):
+        both = sum(joint[i][j] for i in range(c + 1) for j in range(c + 1))
+        strictly = both - below - ties[c]
+        if strictly % 2:
+            raise ArithmeticError(f"category {c}: an odd count of unequal pairs ({strictly})")
+        wins.append(strictly // 2)
+        below = both
+    return wins
+
+
+def mulligan_outcomes(player: Machine, stands_value: int) -> MulliganOutcomes:
+    """The mulligan's outcomes over every player hand accepted by ``player`` (a junk machine: the
+    hands below the strategy's threshold; or a fixed machine: one hand value)."""
+    dealer_lex = high_card_tuple(stands_value)
+    player_monoable = bool((player.mono_class >= 0).any()) or player.free_class.max() == BELOW
+    dummy = dummy_machine()
+    # the dealer stands: (Y, D) exchangeable; H = his hands below stands_on (class BELOW)
+    y1 = any_machine(dealer_lex)
+    joint1 = class_counts(y1, y1, player, dummy, monoable=(True, True, player_monoable, False))
+    ties1 = class_counts(y1, y1, player, dummy, mirror=True, monoable=(True, True, player_monoable, False))
+    cat1 = _by_category(joint1)
+    tie_cat1 = [0] * 10
+    for i in range(N_CLASSES):
+        tie_cat1[CATEGORY_OF_CLASS[i]] += int(ties1[i, i])
+    beats = _exchangeable_wins(cat1, tie_cat1)  # Y > D, any D
+    beats_h = [sum(int(joint1[i, BELOW]) for i in range(N_CLASSES) if CATEGORY_OF_CLASS[i] == c and i != BELOW)
+               for c in range(10)]  # a pair or better beats every hand in H; an Ace-high too
+    unequal_h = int(joint1[BELOW, BELOW]) - int(ties1[BELOW, BELOW])
+    if unequal_h % 2:
+        raise ArithmeticError("an odd count of unequal pairs of redraw hands")
+    beats_h[0] += unequal_h // 2
+    stood_total = sum(int(joint1[i, j]) for i in range(N_CLASSES) for j in range(N_CLASSES) if j != BELOW)
+    wins1 = [b - h for b, h in zip(beats, beats_h)]
+    tie_stood = sum(tie_cat1) - int(ties1[BELOW, BELOW])
+    loss1 = stood_total - sum(wins1) - tie_stood
+    after = comb(37, 5)  # the dealer's unused new five, to put the stood rounds on the cycle
+    # the dealer redraws: (Y, X) exchangeable, D in H
+    y2 = any_machine(None)
+    dealer = junk_machine(dealer_lex)
+    joint2 = class_counts(y2, y2, player, dealer, monoable=(True, True, player_monoable, True))
+    ties2 = class_counts(y2, y2, player, dealer, mirror=True, monoable=(True, True, player_monoable, True))
+    cat2 = _by_category(joint2)
+    tie_cat2 = [0] * 10
+    for i in range(N_CLASSES):
+        tie_cat2[CATEGORY_OF_CLASS[i]] += int(ties2[i, i])
+    wins2 = _exchangeable_wins(cat2, tie_cat2)
+    redraw_total = sum(int(x) for x in joint2.flatten())
+    loss2 = redraw_total - sum(wins2) - sum(tie_cat2)
+    wins = tuple(w1 * after + w2 for w1, w2 in zip(wins1, wins2))
+    return MulliganOutcomes(wins, tie_stood * after + sum(tie_cat2), loss1 * after + loss2)
+
+
+@lru_cache(maxsize=8)
+def mulligan_below(stand_at_least: int, stands_value: int) -> MulliganOutcomes:
+    """Every player hand below ``stand_at_least`` (a high-card value) takes the mulligan."""
+    return mulligan_outcomes(junk_machine(high_card_tuple(stand_at_least)), stands_value)
+
+
+@lru_cache(maxsize=None)
+def mulligan_of_value(value: int, stands_value: int) -> MulliganOutcomes:
+    """The mulligan's outcomes for the player hands of one value (every suit pattern of it)."""
+    ranks = _ranks_of_value(value)
+    return mulligan_outcomes(fixed_machine(ranks), stands_value)
+
+
+def _ranks_of_value(value: int) -> tuple[int, ...]:
+    from certify.analysis.mulligan_exact import profiles
+
+    prof = profiles()
+    hit = np.nonzero(prof.free_values == value)[0]
+    if len(hit) != 1:
+        raise ValueError(f"not the value of a non-flush hand: {value:#x}")
+    counts = prof.counts[hit[0]]
+    return tuple(r for r in range(N_RANKS) for _ in range(int(counts[r])))
