@@ -459,7 +459,10 @@ def _par_wager(d: dict, number: int) -> list:
     if errors:
         total.append(P(""))
     rows.append(total + [P(f"{total_r:+.10f}")])
-    if exact:
+    longest = max((len(_fmt_num(r.get("combinations"))) for r in table), default=0) if exact else 0
+    if exact and longest > 20:  # a cycle of 10^24 (Mulligan): the counts need a wider column
+        widths = [BODY_W - 365, 40, 160, 80, 85]
+    elif exact:
         widths = [BODY_W - 335, 45, 100, 95, 95]
     elif errors:
         widths = [BODY_W - 295, 45, 90, 65, 95]
@@ -504,19 +507,34 @@ def _rtp_bands(bands: Any) -> Any:
     return _table(rows, [first] + [(BODY_W - first) / len(levels)] * len(levels))
 
 
+# columns of records tables in reading order (the JSON report sorts its keys); others follow
+_COLUMN_ORDER = ("hand", "category", "class", "hands", "stand", "ev_stand", "ev_mulligan",
+                 "difference", "decision")
+
+
 def _records_table(records: Any) -> Any:
-    """A list of flat dicts as a table (long lists are cut with a note); anything else as text."""
+    """A list of flat dicts as tables, one per set of keys, columns in reading order (long lists
+    are cut with a note; exact fractions, keys ending in ``_exact``, stay in the JSON); anything
+    else as text."""
     if not (isinstance(records, list) and records and all(isinstance(r, dict) for r in records)):
         return Paragraph(_t(_compact(records)), S["wrap"])
-    keys = list(dict.fromkeys(k for r in records for k in r))[:10]
-    rows = [_header_row(*[k.replace("_", " ") for k in keys])]
-    limit = 60
-    for r in records[:limit]:
-        rows.append([Paragraph(_t(_cell_text(r.get(k))), S["wrap"]) for k in keys])
-    table = _table(rows, [BODY_W / len(keys)] * len(keys))
-    if len(records) > limit:
-        return KeepTogether([table, P(f"... {len(records) - limit} more rows in the JSON report.", "small")])
-    return table
+    groups: dict[tuple, list] = {}
+    for r in records:
+        groups.setdefault(tuple(sorted(r)), []).append(r)
+    parts: list = []
+    for keyset, group in groups.items():
+        keys = sorted((k for k in keyset if not k.endswith("_exact")),
+                      key=lambda k: (_COLUMN_ORDER.index(k) if k in _COLUMN_ORDER else len(_COLUMN_ORDER), k))
+        keys = keys[:10]
+        rows = [_header_row(*[k.replace("_", " ") for k in keys])]
+        limit = 60
+        for r in group[:limit]:
+            rows.append([Paragraph(_t(_cell_text(r.get(k))), S["wrap"]) for k in keys])
+        parts.append(_table(rows, [BODY_W / len(keys)] * len(keys)))
+        if len(group) > limit:
+            parts.append(P(f"... {len(group) - limit} more rows in the JSON report.", "small"))
+        parts.append(Spacer(1, 4))
+    return parts[0] if len(parts) == 2 else KeepTogether(parts[:-1])
 
 
 def _cell_text(value: Any) -> str:
