@@ -3,7 +3,8 @@
 The card-level count walks every dealer first hand D1 below ``stands_on`` that misses the player's
 cards, and counts the dealer's new fives below / equal to P among the 42 cards left by
 inclusion-exclusion over the 10 cards of P and D1 (the stud module's tables of hands holding a
-given set of cards). It shares no code with the profile method but the hand values.
+given set of cards). It shares no code with the profile method but the hand values and, with the
+first-five count, the lookup of hands holding given cards in those tables.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from numba import njit, prange
 from certify import hands
 from certify.analysis import mulligan, mulligan_exact as me, stud
 from certify.analysis.frequencies import class_values
-from certify.analysis.stud import count_below
+from certify.analysis.mulligan_kernel import holding_below
 from certify.cards import parse_cards
 
 ACE_HIGH = 12 << 16
@@ -40,22 +41,7 @@ def _below_avoiding(e, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, de
                 n += 1
         if n > 5:
             continue
-        if n == 0:
-            c = prefix0[t]
-        elif n == 1:
-            c = prefix1[s[0], t]
-        else:
-            idx = 0
-            for i in range(n):
-                idx += binom[s[i], i + 1]
-            if n == 2:
-                c = prefix2[idx, t]
-            elif n == 3:
-                c = count_below(sorted3[idx], t)
-            elif n == 4:
-                c = count_below(sorted4[idx], t)
-            else:
-                c = 1 if dense5[idx] < t else 0
+        c = holding_below(s, n, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5)
         total += -c if n % 2 else c
     return total
 

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import product
-from math import comb, factorial
+from math import comb
 
 import numpy as np
 from numba import njit
@@ -314,11 +313,6 @@ def _set_partitions(items: list[int]):
         yield [[first]] + part
 
 
-def _monoable(m: Machine) -> bool:
-    return bool((m.mono_class >= 0).any()) or (bool((m.weight != 0).any()) and m.free_class.max() == BELOW
-                                              and m.n_states > 1 and (m.mono_class >= 0).any())
-
-
 def _class_coefficients(m: Machine, mono: bool) -> list[dict[int, int]]:
     """Per state: {class: coefficient}; a one-suit run adds the flush version and removes it from
     the non-flush one (non-flush = any suits - one suit)."""
@@ -339,7 +333,6 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
                  monoable: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
     """(11, 11) object array of exact counts: deals of four disjoint hands (hands 2 and 3 accepted
     by their machines' weights, non-flush), by the classes of hands 0 and 1."""
-    machines = (m0, m1, m2, m3)
     can = [i for i in range(4) if monoable[i]]
     totals = []
     for prime in PRIMES:
@@ -442,46 +435,59 @@ def _exchangeable_wins(joint: list[list[int]], ties: list[int]) -> list[int]:
     return wins
 
 
+def _pairs(hand: Machine, player: Machine, fourth: Machine, player_monoable: bool,
+           fourth_monoable: bool) -> tuple[np.ndarray, np.ndarray, list[list[int]], list[int]]:
+    """Two exchangeable hands dealt with the player's discarded five (and ``fourth``): their
+    joint classes, their equal-value pairs, and both by category."""
+    monoable = (True, True, player_monoable, fourth_monoable)
+    joint = class_counts(hand, hand, player, fourth, monoable=monoable)
+    ties = class_counts(hand, hand, player, fourth, mirror=True, monoable=monoable)
+    tie_categories = [0] * 10
+    for i in range(N_CLASSES):
+        tie_categories[CATEGORY_OF_CLASS[i]] += int(ties[i, i])
+    return joint, ties, _by_category(joint), tie_categories
+
+
+def _dealer_stood(player: Machine, dealer_lex: tuple[int, ...], player_monoable: bool):
+    """(wins by category, ties, losses) of the player's new five Y against a dealer who stands on
+    his first five D: Y > D over all D, less Y > D with D in H (his redraw hands, class BELOW):
+    every pair or better and every high card not in H beats those, and half of the unequal
+    pairs inside H are Y's."""
+    joint, ties, categories, tie_categories = _pairs(any_machine(dealer_lex), player, dummy_machine(),
+                                                     player_monoable, False)
+    beats = _exchangeable_wins(categories, tie_categories)
+    beats_h = [sum(int(joint[i, BELOW]) for i in range(N_CLASSES) if CATEGORY_OF_CLASS[i] == c and i != BELOW)
+               for c in range(10)]
+    unequal_h = int(joint[BELOW, BELOW]) - int(ties[BELOW, BELOW])
+    if unequal_h % 2:
+        raise ArithmeticError("an odd count of unequal pairs of redraw hands")
+    beats_h[0] += unequal_h // 2
+    stood = sum(int(joint[i, j]) for i in range(N_CLASSES) for j in range(N_CLASSES) if j != BELOW)
+    wins = [b - h for b, h in zip(beats, beats_h)]
+    tie = sum(tie_categories) - int(ties[BELOW, BELOW])
+    return wins, tie, stood - sum(wins) - tie
+
+
+def _dealer_redrew(player: Machine, dealer_lex: tuple[int, ...], player_monoable: bool):
+    """(wins by category, ties, losses) of Y against the dealer's new five X, his first five in H:
+    Y and X are exchangeable."""
+    joint, _, categories, tie_categories = _pairs(any_machine(None), player, junk_machine(dealer_lex),
+                                                  player_monoable, True)
+    wins = _exchangeable_wins(categories, tie_categories)
+    total = sum(int(x) for x in joint.flatten())
+    return wins, sum(tie_categories), total - sum(wins) - sum(tie_categories)
+
+
 def mulligan_outcomes(player: Machine, stands_value: int) -> MulliganOutcomes:
     """The mulligan's outcomes over every player hand accepted by ``player`` (a junk machine: the
     hands below the strategy's threshold; or a fixed machine: one hand value)."""
     dealer_lex = high_card_tuple(stands_value)
     player_monoable = bool((player.mono_class >= 0).any()) or player.free_class.max() == BELOW
-    dummy = dummy_machine()
-    # the dealer stands: (Y, D) exchangeable; H = his hands below stands_on (class BELOW)
-    y1 = any_machine(dealer_lex)
-    joint1 = class_counts(y1, y1, player, dummy, monoable=(True, True, player_monoable, False))
-    ties1 = class_counts(y1, y1, player, dummy, mirror=True, monoable=(True, True, player_monoable, False))
-    cat1 = _by_category(joint1)
-    tie_cat1 = [0] * 10
-    for i in range(N_CLASSES):
-        tie_cat1[CATEGORY_OF_CLASS[i]] += int(ties1[i, i])
-    beats = _exchangeable_wins(cat1, tie_cat1)  # Y > D, any D
-    beats_h = [sum(int(joint1[i, BELOW]) for i in range(N_CLASSES) if CATEGORY_OF_CLASS[i] == c and i != BELOW)
-               for c in range(10)]  # a pair or better beats every hand in H; an Ace-high too
-    unequal_h = int(joint1[BELOW, BELOW]) - int(ties1[BELOW, BELOW])
-    if unequal_h % 2:
-        raise ArithmeticError("an odd count of unequal pairs of redraw hands")
-    beats_h[0] += unequal_h // 2
-    stood_total = sum(int(joint1[i, j]) for i in range(N_CLASSES) for j in range(N_CLASSES) if j != BELOW)
-    wins1 = [b - h for b, h in zip(beats, beats_h)]
-    tie_stood = sum(tie_cat1) - int(ties1[BELOW, BELOW])
-    loss1 = stood_total - sum(wins1) - tie_stood
-    after = comb(37, 5)  # the dealer's unused new five, to put the stood rounds on the cycle
-    # the dealer redraws: (Y, X) exchangeable, D in H
-    y2 = any_machine(None)
-    dealer = junk_machine(dealer_lex)
-    joint2 = class_counts(y2, y2, player, dealer, monoable=(True, True, player_monoable, True))
-    ties2 = class_counts(y2, y2, player, dealer, mirror=True, monoable=(True, True, player_monoable, True))
-    cat2 = _by_category(joint2)
-    tie_cat2 = [0] * 10
-    for i in range(N_CLASSES):
-        tie_cat2[CATEGORY_OF_CLASS[i]] += int(ties2[i, i])
-    wins2 = _exchangeable_wins(cat2, tie_cat2)
-    redraw_total = sum(int(x) for x in joint2.flatten())
-    loss2 = redraw_total - sum(wins2) - sum(tie_cat2)
-    wins = tuple(w1 * after + w2 for w1, w2 in zip(wins1, wins2))
-    return MulliganOutcomes(wins, tie_stood * after + sum(tie_cat2), loss1 * after + loss2)
+    wins1, tie1, loss1 = _dealer_stood(player, dealer_lex, player_monoable)
+    wins2, tie2, loss2 = _dealer_redrew(player, dealer_lex, player_monoable)
+    after = comb(37, 5)  # the dealer's new five, not dealt when he stands: on the common cycle
+    return MulliganOutcomes(tuple(a * after + b for a, b in zip(wins1, wins2)), tie1 * after + tie2,
+                            loss1 * after + loss2)
 
 
 @lru_cache(maxsize=8)

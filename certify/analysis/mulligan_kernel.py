@@ -129,23 +129,30 @@ def _first_hands_below(p, thresholds, out, binom, prefix0, prefix1, prefix2, sor
             if (mask >> i) & 1:
                 s[n] = p[i]
                 n += 1
-        idx = 0
-        for i in range(n):
-            idx += binom[s[i], i + 1]
         sign = -1 if n % 2 == 1 else 1
         for j in range(thresholds.shape[0]):
-            t = thresholds[j]
-            if n == 1:
-                c = prefix1[s[0], t]
-            elif n == 2:
-                c = prefix2[idx, t]
-            elif n == 3:
-                c = count_below(sorted3[idx], t)
-            elif n == 4:
-                c = count_below(sorted4[idx], t)
-            else:
-                c = 1 if dense5[idx] < t else 0
-            out[j] += sign * c
+            out[j] += sign * holding_below(s, n, thresholds[j], binom, prefix0, prefix1, prefix2,
+                                           sorted3, sorted4, dense5)
+
+
+@njit(cache=True)
+def holding_below(s, n, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
+    """Five-card hands holding the n (0..5) ascending cards s[:n] with a dense value below t,
+    from the stud module's counting tables."""
+    if n == 0:
+        return prefix0[t]
+    if n == 1:
+        return prefix1[s[0], t]
+    idx = 0
+    for i in range(n):
+        idx += binom[s[i], i + 1]
+    if n == 2:
+        return prefix2[idx, t]
+    if n == 3:
+        return count_below(sorted3[idx], t)
+    if n == 4:
+        return count_below(sorted4[idx], t)
+    return 1 if dense5[idx] < t else 0
 
 
 @njit(cache=True, parallel=True)
