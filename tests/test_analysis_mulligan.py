@@ -376,6 +376,12 @@ def test_the_sheet_is_exact_over_the_four_hand_cycle(spec, full_sheet):
     assert next(r for r in by_spec.rows if r.event == "tie, bet 1").combinations == tie
     # the computed strategy is a high-card threshold no worse than the spec's
     assert "stand with A K" in main.strategy and main.house_edge <= by_spec.house_edge
+    # each table's category summary is its own strategy's: the spec stands on the high cards
+    # from A K 9 5 4 up (all but the 1,176,060 below it)
+    spec_high = next(r for r in by_spec.strategy_table if r.get("category") == "high card")
+    assert spec_high == {"category": "high card", "stand": 1_302_540 - 1_176_060, "hands": 1_302_540}
+    main_high = next(r for r in main.strategy_table if r.get("category") == "high card")
+    assert main_high["stand"] > spec_high["stand"]  # the computed threshold is lower
 
 
 def test_the_computed_threshold_is_where_the_counted_advantage_changes_sign(full_sheet):

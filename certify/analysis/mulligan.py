@@ -555,23 +555,32 @@ def exact_main_sheet(rules: MulliganRules, threshold: int, name: str, strategy: 
     return sheet
 
 
-def _exact_report(window: list[ExactDecision], threshold: int, adv: ValueAdvantage) -> tuple[list, list]:
+def _category_table(threshold: int, adv: ValueAdvantage) -> list[dict[str, Any]]:
+    """Hands of each category, and how many of them stand with ``threshold`` or better."""
     values = class_values()
-    table: list[dict[str, Any]] = []
+    table = []
     for c in range(N_CAT):
         sel = (values >> hands.CATEGORY_SHIFT) == c
         table.append({"category": hands.CATEGORY_NAMES[c],
                       "stand": int(adv.weights[np.isin(adv.values, values[sel & (values >= threshold)])].sum()),
                       "hands": int(adv.weights[np.isin(adv.values, values[sel])].sum())})
+    return table
+
+
+def _window_rows(window: list[ExactDecision], threshold: int) -> list[dict[str, Any]]:
+    return [{"hand": hand_text(d.value), "hands": d.hands, "ev_stand": float(d.ev_stand),
+             "ev_mulligan": float(d.ev_mulligan), "difference": float(d.difference),
+             "difference_exact": str(d.difference),
+             "decision": "stand" if d.value >= threshold else "mulligan"} for d in reversed(window)]
+
+
+def _exact_report(window: list[ExactDecision], threshold: int, adv: ValueAdvantage) -> tuple[list, list]:
+    """The computed strategy's table and chart; refuses a screening pass that contradicts it."""
+    rows = _window_rows(window, threshold)
     chart = ["  hand values near the boundary: EV(stand), EV(mulligan), difference, all counted "
              "(Ante units):"]
-    for d in reversed(window):
-        decision = "stand" if d.value >= threshold else "mulligan"
-        chart.append(f"  {hand_text(d.value):<26} {float(d.ev_stand):+.7f} {float(d.ev_mulligan):+.7f} "
-                     f"{float(d.difference):+.7f}  {decision}")
-        table.append({"hand": hand_text(d.value), "hands": d.hands, "ev_stand": float(d.ev_stand),
-                      "ev_mulligan": float(d.ev_mulligan), "difference": float(d.difference),
-                      "difference_exact": str(d.difference), "decision": decision})
+    chart += [f"  {r['hand']:<26} {r['ev_stand']:+.7f} {r['ev_mulligan']:+.7f} {r['difference']:+.7f}  "
+              f"{r['decision']}" for r in rows]
     lo, hi = window[0].value, window[-1].value
     outside = [j for j in range(len(adv.values)) if not lo <= adv.values[j] <= hi
                and (adv.values[j] >= threshold) != (adv.diff[j] > 0) and abs(adv.diff[j]) > 3 * adv.diff_se[j]]
@@ -580,7 +589,7 @@ def _exact_report(window: list[ExactDecision], threshold: int, adv: ValueAdvanta
     if outside:
         raise ParError(f"the screening pass disagrees with the exact threshold {hand_text(threshold)} "
                        f"at {hand_text(int(adv.values[outside[0]]))}: not a threshold strategy here")
-    return table, chart
+    return _category_table(threshold, adv) + rows, chart
 
 
 def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, seed: int) -> ParSheet:
@@ -597,8 +606,7 @@ def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, see
             "mulligan by a dynamic programme over the ranks with exchangeable pairs of hands",)
     wagers = [exact_main_sheet(rules, threshold, "main game", _threshold_strategy(threshold, True, exact=True),
                                table, chart, note)]
-    spec_table = _exact_report(window, rules.spec_stand_value, adv)[0] if window[0].value <= \
-        rules.spec_stand_value <= window[-1].value else table[:N_CAT]
+    spec_table = _category_table(rules.spec_stand_value, adv) + _window_rows(window, rules.spec_stand_value)
     wagers.append(exact_main_sheet(rules, rules.spec_stand_value, SPEC_STRATEGY_WAGER,
                                    _threshold_strategy(rules.spec_stand_value, False), spec_table, [], note))
     return _with_bonus_and_frequencies(spec, rules, cls, wagers, threshold)
