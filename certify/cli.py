@@ -105,6 +105,15 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
             sheet = sheet.at_meter(meter_value)
     except (SpecError, ParError) as exc:
         raise CertifyError(str(exc)) from exc
+    if published is not None:  # a table that does not fit the sheet fails before anything is written
+        try:
+            wager = sheet.wager(wager_name)
+            rows = compare(wager, published, published_samples, source=compare_path)
+        except KeyError:
+            raise CertifyError(f"--wager: no wager {wager_name!r} in the sheet "
+                               f"(have: {', '.join(w.name for w in sheet.wagers)})") from None
+        except CompareError as exc:
+            raise CertifyError(str(exc)) from exc
     click.echo(format_sheet(sheet))
     if json_path:
         from certify.atomic import atomic_write
@@ -115,14 +124,6 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
             raise CertifyError(f"cannot write {json_path}: {exc.strerror or exc}") from exc
         click.echo(f"wrote {json_path}")
     if published is not None:
-        try:
-            wager = sheet.wager(wager_name)
-            rows = compare(wager, published, published_samples, source=compare_path)
-        except KeyError:
-            raise CertifyError(f"--wager: no wager {wager_name!r} in the sheet "
-                               f"(have: {', '.join(w.name for w in sheet.wagers)})") from None
-        except CompareError as exc:
-            raise CertifyError(str(exc)) from exc
         click.echo("")
         click.echo(format_comparison(wager, rows, 0.99, published_samples, compare_path))
         if any(r.outside for r in rows):

@@ -116,3 +116,11 @@ def test_the_command_refuses_a_bad_table_before_any_work(tmp_path):
     result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--compare", str(table),
                                       "--wager", "no such wager"])
     assert result.exit_code == 2 and "--wager: no wager 'no such wager'" in result.output
+
+
+def test_a_table_that_does_not_fit_writes_no_json(tmp_path):
+    table = _write(tmp_path, "event,probability\nno such row,0.5\n")
+    out = tmp_path / "par.json"
+    result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--compare", str(table), "--json", str(out)])
+    assert result.exit_code == 2 and "no row 'no such row'" in result.output
+    assert not out.exists()

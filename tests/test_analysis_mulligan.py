@@ -304,7 +304,7 @@ def test_online_bonus_is_exact_and_a_royal_is_never_beaten(rules):
 def test_exact_standing_agrees_with_the_simulated_estimate(sample):
     """Counted (per value) against simulated (per class; dealer's first five exact, the redraw
     simulated) standing, over the quads and straight flushes: the sample holds every class of
-    those values, so both are the same average."""
+    those values, so both are the same average. A counted figure 1% off is rejected."""
     cls, joint, _ = sample
     est = mulligan.estimates(mulligan.mulligan_rules(load_spec("five_card_mulligan_online")), cls, joint)
     exact = mulligan.exact_stand(mulligan.mulligan_rules(load_spec("five_card_mulligan_online")).stands_value)
@@ -315,6 +315,7 @@ def test_exact_standing_agrees_with_the_simulated_estimate(sample):
     se = math.sqrt(float((w ** 2 * est.stand_var[strong, 0]).sum()))
     truth = float((w * counted[strong, 0]).sum())
     assert se > 0 and abs(simulated - truth) < 4 * se
+    assert abs(simulated - 0.99 * truth) > 4 * se  # negative control: a count 1% low is caught
 
 
 def test_best_threshold_maximises_the_summed_advantage():

@@ -593,8 +593,8 @@ def _exact_report(window: list[ExactDecision], threshold: int, adv: ValueAdvanta
 
 
 def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, seed: int) -> ParSheet:
-    dp.high_card_tuple(rules.stands_value)  # raises for a dealer rule the programme does not cover
-    dp.high_card_tuple(rules.spec_stand_value)
+    me.high_card_tuple(rules.stands_value)  # raises for a rule the exact method does not cover
+    me.high_card_tuple(rules.spec_stand_value)
     cls = _classes(rules.stands_value)
     exact = exact_stand(rules.stands_value)
     adv = value_advantage(cls, estimates(rules, cls, simulate(rules, cls, decision_samples, seed, 0), exact))

@@ -35,8 +35,9 @@ import numpy as np
 from numba import njit
 
 from certify import hands
+from certify.analysis.mulligan_exact import high_card_tuple
 
-N_RANKS = 13
+N_RANKS = hands.N_RANKS
 # hand classes: 0..9 the categories (0 = a high card NOT below the lex threshold), 10 = a high card
 # below it (in the set H of the dealer's redraw hands, or of the player's mulligan hands)
 BELOW = 10
@@ -92,26 +93,19 @@ def _key(ranks: tuple[int, ...], next_rank: int, lex: tuple[int, ...] | None) ->
 
 
 def _final_class(ranks: tuple[int, ...], mono: bool, lex: tuple[int, ...] | None) -> int:
-    """The class of a whole hand (five ranks), one suit or not."""
-    counts = [0] * N_RANKS
+    """The class of a whole hand (five ranks), one suit or not, by the evaluator's own rules."""
+    counts = np.zeros(N_RANKS, np.int64)
     for r in ranks:
         counts[r] += 1
-    keys = sorted(counts, reverse=True)
-    if keys[0] == 4:
-        return 7
-    if keys[0] == 3:
-        return 6 if keys[1] == 2 else 3
-    if keys[0] == 2:
-        return 2 if keys[1] == 2 else 1
-    distinct = sorted(ranks, reverse=True)
-    straight = distinct == list(range(distinct[0], distinct[0] - 5, -1)) or distinct == [12, 3, 2, 1, 0]
-    if straight:
-        return (9 if distinct[0] == 12 and distinct[1] == 11 else 8) if mono else 4
     if mono:
-        return 5
-    if lex is not None and tuple(distinct) < tuple(lex):
-        return BELOW
-    return 0
+        value = hands._flush_value(sum(1 << r for r in ranks))
+    else:
+        value = hands._counts_value(counts)
+    category = value >> hands.CATEGORY_SHIFT
+    if category == hands.Category.HIGH_CARD and lex is not None:
+        threshold = sum(r << (16 - 4 * k) for k, r in enumerate(lex))
+        return BELOW if value < threshold else 0
+    return int(category)
 
 
 @dataclass(frozen=True)
@@ -387,15 +381,6 @@ def _falling(n: int, k: int) -> int:
 # ----------------------------------------------------------------------------------------------
 CATEGORY_OF_CLASS = tuple(range(10)) + (0,)
 CYCLE_MULLIGAN = comb(52, 5) * comb(47, 5) * comb(42, 5) * comb(37, 5)  # P, D, Y, X (X always counted)
-
-
-def high_card_tuple(value: int) -> tuple[int, ...]:
-    """The five ranks (high to low) of a high-card threshold value."""
-    from certify.analysis.mulligan_exact import ExactError
-
-    if value >> hands.CATEGORY_SHIFT != hands.Category.HIGH_CARD:
-        raise ExactError(f"the exact mulligan count needs high-card thresholds; got the hand value {value:#x}")
-    return tuple((value >> (16 - 4 * k)) & 15 for k in range(5))
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from numba import njit, prange
 
 from certify import hands
 
-N_RANKS = 13
+N_RANKS = hands.N_RANKS
 CYCLE_STAND = comb(52, 5) * comb(47, 5) * comb(42, 5)  # (P, D1, X), X dealt whether used or not
 # straights as 13-bit rank masks (rank 0 is the deuce, 12 the ace): the wheel, then 2-6 .. T-A
 STRAIGHT_MASKS = np.array([0x100F] + [0x1F << low for low in range(9)], np.int64)
@@ -73,6 +73,14 @@ def profiles() -> Profiles:
     return Profiles(np.ascontiguousarray(counts, np.int64), values.astype(np.int64), flush)
 
 
+def high_card_tuple(value: int) -> tuple[int, ...]:
+    """The five ranks (high to low, 0 where the threshold names fewer) of a high-card threshold."""
+    if value >> hands.CATEGORY_SHIFT != hands.Category.HIGH_CARD:
+        raise ExactError(f"the exact Mulligan count needs high-card thresholds (dealer and strategy); "
+                         f"got the hand value {value:#x}")
+    return tuple((value >> (16 - 4 * k)) & 15 for k in range(5))
+
+
 def junk_threshold(stands_value: int) -> tuple[np.ndarray, np.ndarray]:
     """The dealer's redraw hands as (rank tuple to stay below, straight masks below it).
 
@@ -80,16 +88,13 @@ def junk_threshold(stands_value: int) -> tuple[np.ndarray, np.ndarray]:
     non-flush, non-straight hands of five distinct ranks whose ranks, high to low, are
     lexicographically below the threshold's.
     """
-    if stands_value >> hands.CATEGORY_SHIFT != hands.Category.HIGH_CARD:
-        raise ExactError("the exact Mulligan count needs a dealer who stands on a high-card "
-                         f"threshold; got the hand value {stands_value:#x}")
-    tuple_ = np.array([(stands_value >> (16 - 4 * k)) & 15 for k in range(5)], np.int64)
+    tuple_ = high_card_tuple(stands_value)
     below = []
     for mask in STRAIGHT_MASKS:
         ranks = sorted((r for r in range(N_RANKS) if mask >> r & 1), reverse=True)
-        if tuple(ranks) < tuple(int(x) for x in tuple_):
+        if tuple(ranks) < tuple_:
             below.append(int(mask))
-    return tuple_, np.array(below, np.int64)
+    return np.array(tuple_, np.int64), np.array(below, np.int64)
 
 
 # ----------------------------------------------------------------------------------------------
