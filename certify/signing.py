@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Callable
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, padding, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -262,11 +263,19 @@ def _encrypt_pkcs8(key, passphrase: bytes) -> bytes:
             "\n-----END ENCRYPTED PRIVATE KEY-----\n").encode()
 
 
+def is_encrypted(key_pem: bytes) -> bool:
+    """A PKCS#8 ``ENCRYPTED PRIVATE KEY``, or a legacy OpenSSL PEM with ``Proc-Type: 4,ENCRYPTED``."""
+    head = key_pem[:300]
+    return b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in head or b"Proc-Type: 4,ENCRYPTED" in head
+
+
 def key_encryption_weakness(key_pem: bytes) -> str | None:
-    """Why an encrypted PKCS#8 key is protected by less work than a key written now, or None."""
+    """Why an encrypted key is protected by less work than a key written now, or None."""
     from asn1crypto import pem
 
     core, ScryptParams, Pbkdf2Params, _, Pbes2Params, EncryptedKey = _asn1()
+    if b"Proc-Type: 4,ENCRYPTED" in key_pem[:300]:
+        return "it uses OpenSSL's legacy PEM encryption (one MD5 round of key derivation)"
     try:
         _, _, der = pem.unarmor(key_pem)
         info = EncryptedKey.load(der)
@@ -304,6 +313,8 @@ blackjack baccarat roulette report key privatekey correcthorsebatterystaple
 _RUNS = ("abcdefghijklmnopqrstuvwxyz", "0123456789", "qwertyuiopasdfghjklzxcvbnm", "qwertzuiopasdfghjklyxcvbnm",
          "azertyuiopqsdfghjklmwxcvbn", "1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik9ol0p")
 
+_LEET = str.maketrans({"@": "a", "4": "a", "0": "o", "1": "i", "!": "i", "3": "e", "$": "s", "5": "s", "7": "t"})
+
 
 def passphrase_problem(passphrase: bytes) -> str | None:
     """Why a passphrase is too easy to guess to protect a signing key, or None."""
@@ -318,11 +329,10 @@ def passphrase_problem(passphrase: bytes) -> str | None:
     for run in _RUNS:
         if folded in run * 4 or folded in run[::-1] * 4:
             return "it is a run of consecutive keys or characters"
-    core = re.sub(r"[\W\d_]+", "", folded)
-    if core in _COMMON_WORDS or any(core == word * k for word in _COMMON_WORDS for k in (2, 3)):
-        return "it is a common password with digits or symbols around it"
-    if len(set(core)) <= 1 and len(set(re.sub(r"\D", "", folded))) <= 1:
-        return "it is one character and digits repeated"
+    middle = re.sub(r"^[\W\d_]+|[\W\d_]+$", "", folded)  # "P@ssw0rd2024!" -> "p@ssw0rd"
+    for core in (re.sub(r"[\W\d_]+", "", folded), re.sub(r"[\W\d_]+", "", middle.translate(_LEET))):
+        if core in _COMMON_WORDS or any(core == word * k for word in _COMMON_WORDS for k in (2, 3)):
+            return "it is a common password with digits or symbols around it"
     return None
 
 
@@ -417,9 +427,8 @@ def rekey(directory: Path, passphrase: bytes, new_passphrase: bytes) -> list[Pat
                 raise SigningError(f"rekey: no signing key in {directory} ({SIGNER_KEY} not found)")
             continue
         pem = path.read_bytes()
-        encrypted = b"ENCRYPTED" in pem.split(b"\n", 1)[0]
         try:
-            key = serialization.load_pem_private_key(pem, password=passphrase if encrypted else None)
+            key = serialization.load_pem_private_key(pem, password=passphrase if is_encrypted(pem) else None)
         except (ValueError, TypeError) as exc:
             raise SigningError(f"rekey: cannot decrypt {path}: wrong passphrase or damaged key") from exc
         written[path] = _key_pem(key, new_passphrase)
@@ -467,7 +476,7 @@ def check_signing_certificate(cert: x509.Certificate, root: x509.Certificate | N
     if root is not None:
         try:
             cert.verify_directly_issued_by(root)
-        except (ValueError, TypeError, x509.InvalidSignature) as exc:
+        except (ValueError, TypeError, InvalidSignature) as exc:
             problems.append(f"the signing certificate was not issued by the root certificate beside it ({exc or 'bad signature'})")
     if problems:
         raise CertificateRefused(f"{describe(cert)}: refusing to sign: " + "; ".join(problems))
@@ -526,7 +535,7 @@ def load_signing_key(directory: Path | None = None,
     development = is_development(cert)
     insecure: list[str] = []
     warnings: list[str] = []
-    encrypted = b"ENCRYPTED" in key_pem.split(b"\n", 1)[0]
+    encrypted = is_encrypted(key_pem)
     secret = None
     if encrypted:
         secret = passphrase() if callable(passphrase) else passphrase
