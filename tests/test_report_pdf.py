@@ -21,17 +21,9 @@ from test_report_model import sample_input
 
 def page_texts(pdf: bytes) -> list[str]:
     """The text drawn on each page (decoded content streams; our fonts write plain literals)."""
-    from pyhanko.pdf_utils.reader import PdfFileReader
+    from certify.report.verify import page_literals
 
-    reader = PdfFileReader(io.BytesIO(pdf))
-    texts = []
-    for i in range(int(reader.root["/Pages"]["/Count"])):
-        page = reader.find_page_for_modification(i)[0].get_object()
-        contents = page["/Contents"]
-        streams = contents if isinstance(contents, list) else [contents]
-        raw = b"".join(s.get_object().data for s in streams)
-        texts.append(" ".join(m.decode("latin-1") for m in re.findall(rb"\(((?:[^()\\]|\\.)*)\)\s*Tj", raw)))
-    return texts
+    return [" ".join(m.decode("latin-1") for m in literals) for literals in page_literals(pdf)]
 
 
 @pytest.fixture(scope="module")

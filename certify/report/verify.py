@@ -49,6 +49,22 @@ class VerifiedReport:
     json_sha256: str | None = None  # a JSON report: its own digest; a PDF report: its twin's, from the Keywords
 
 
+def page_literals(pdf: bytes) -> list[list[bytes]]:
+    """The text strings drawn on each page, in order (decoded content streams; the report's standard
+    fonts write plain ``(...) Tj`` literals, escapes kept)."""
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    reader = PdfFileReader(io.BytesIO(pdf), strict=True)
+    pages = []
+    for i in range(int(reader.root["/Pages"]["/Count"])):
+        page = reader.find_page_for_modification(i)[0].get_object()
+        contents = page["/Contents"]
+        streams = contents if isinstance(contents, list) else [contents]
+        raw = b"".join(s.get_object().data for s in streams)
+        pages.append(re.findall(rb"\(((?:[^()\\]|\\.)*)\)\s*Tj", raw))
+    return pages
+
+
 def _pdf_identity(data: bytes) -> tuple[dict[str, str] | None, list[str]]:
     """The identity in the PDF's Keywords, and the fingerprints printed after "Signing certificate SHA-256"."""
     from pyhanko.pdf_utils.reader import PdfFileReader
@@ -57,12 +73,7 @@ def _pdf_identity(data: bytes) -> tuple[dict[str, str] | None, list[str]]:
     info = reader.trailer["/Info"] if "/Info" in reader.trailer else {}
     identity = read_identity(str(info["/Keywords"])) if "/Keywords" in info else None
     printed = []
-    for i in range(int(reader.root["/Pages"]["/Count"])):
-        page = reader.find_page_for_modification(i)[0].get_object()
-        contents = page["/Contents"]
-        streams = contents if isinstance(contents, list) else [contents]
-        raw = b"".join(s.get_object().data for s in streams)
-        literals = re.findall(rb"\(((?:[^()\\]|\\.)*)\)\s*Tj", raw)  # our fonts write plain literals
+    for literals in page_literals(data):
         for j, text in enumerate(literals):
             if text == _FINGERPRINT_LABEL:
                 value = literals[j + 1] if j + 1 < len(literals) else b""
