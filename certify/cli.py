@@ -352,6 +352,8 @@ def verify(files, root, signature, allow_development, key_dir) -> None:
         raise click.UsageError("--signature goes with one FILE")
     try:
         roots = [signing.load_root(Path(root))] if root else signing.default_roots(Path(key_dir) if key_dir else None)
+        if not roots and key_dir:
+            raise InputError(f"--key-dir {key_dir}: no {signing.ROOT_CERT} there to trust; give --root CERT")
         checked = []
         for file in files:
             try:

@@ -208,6 +208,8 @@ def test_a_mistyped_key_dir_never_falls_back_to_a_development_key(tmp_path, monk
         assert res.exit_code == 2 and "no signing key there" in res.output, res.output
     assert not (tmp_path / "cfg").exists() and not (tmp_path / "f.txt.p7s").exists()
     assert not (tmp_path / "out").exists()
+    res = CliRunner().invoke(cli, ["verify", str(tmp_path / "f.txt"), "--key-dir", str(folder)])
+    assert res.exit_code == 2 and f"--key-dir {folder}: no {signing.ROOT_CERT} there" in res.output
 
 
 def test_the_default_folder_falls_back_only_when_it_holds_no_key_file(tmp_path, monkeypatch, key_dir):

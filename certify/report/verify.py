@@ -108,7 +108,7 @@ def _check_json(data: bytes, cert, signer: str) -> tuple[str, str | None, str | 
         content = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         return "file", None, None
-    if not isinstance(content, dict) or content.get("schema") != SCHEMA:
+    if not isinstance(content, dict) or not str(content.get("schema", "")).startswith(SCHEMA.split("/")[0] + "/"):
         return "file", None, None
     claimed = content.get("signer")
     expected = asdict(SignerInfo.of_certificate(cert))
