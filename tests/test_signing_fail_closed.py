@@ -128,6 +128,24 @@ def test_old_keys_still_load_with_a_warning_and_rekey_upgrades_them(key_dir, key
     assert stat.S_IMODE((folder / signing.SIGNER_KEY).stat().st_mode) == 0o600
 
 
+def test_cli_rekey_upgrades_an_old_key(key_dir, key, tmp_path):
+    folder = _copy_key(key_dir, tmp_path / "keys")
+    _write_key(folder, key.key, _old_pkcs8(key.key))
+    (tmp_path / "old").write_text(PASSPHRASE.decode() + "\n")
+    (tmp_path / "new").write_text("seven violet kettles hum\n")
+    (tmp_path / "f.txt").write_text("data")
+    runner = CliRunner()
+    res = runner.invoke(cli, ["sign", str(tmp_path / "f.txt"), "--key-dir", str(folder), "--passphrase-file",
+                              str(tmp_path / "old")])
+    assert res.exit_code == 0 and "WARNING" in res.output and "certify rekey" in res.output, res.output
+    res = runner.invoke(cli, ["rekey", "--key-dir", str(folder), "--passphrase-file", str(tmp_path / "old"),
+                              "--new-passphrase-file", str(tmp_path / "new")])
+    assert res.exit_code == 0 and "re-encrypted" in res.output, res.output
+    res = runner.invoke(cli, ["sign", str(tmp_path / "f.txt"), "--key-dir", str(folder), "--passphrase-file",
+                              str(tmp_path / "new")])
+    assert res.exit_code == 0 and "WARNING" not in res.output, res.output
+
+
 # ----------------------------------------------------------------------------- passphrases
 
 TRIVIAL = [b"", b"short", b"aaaaaaaaaaaaaaaa", b"abababababababab", b"abcdefghijklmnop", b"1234567890123",
@@ -185,6 +203,10 @@ def test_an_insecure_production_key_is_refused_unless_allowed(key_dir, key, tmp_
     res = CliRunner().invoke(cli, ["sign", str(tmp_path / "x.txt"), "--key-dir", str(folder)],
                              env={"CERTIFY_KEY_PASSPHRASE": (passphrase or b"").decode()})
     assert res.exit_code == 2 and says.split(" (")[0] in res.output and not (tmp_path / "x.txt.p7s").exists()
+    if mode != 0o600:  # run refuses it too, before any work
+        res = CliRunner().invoke(cli, ["run", "casino_stud", "--key-dir", str(folder), "--out", str(tmp_path / "out")],
+                                 env={"CERTIFY_KEY_PASSPHRASE": (passphrase or b"").decode()})
+        assert res.exit_code == 2 and "--allow-insecure-key" in res.output and not (tmp_path / "out").exists()
 
 
 # ----------------------------------------------------------------------------- --key-dir never falls back
