@@ -405,8 +405,10 @@ def keygen(directory: Path, passphrase: bytes | None, algorithm: str = "ecdsa-p2
     if existing and not force:
         raise SigningError(f"keygen: {existing[0]} already exists (use --force to replace the key)")
     unit = DEV_MARKER if development else None
-    _private_folder(directory)
+    if directory.exists():  # refuse an unsafe folder before the work; a new one is made after it
+        _private_folder(directory)
     root_key, root, signer_key, signer = _certificates(algorithm, organization, common_name, days, unit)
+    _private_folder(directory)
     secret = None if development else passphrase
     atomic_write_many({paths[ROOT_CERT]: _cert_pem(root), paths[SIGNER_CERT]: _cert_pem(signer)})
     atomic_write_many({paths[ROOT_KEY]: _key_pem(root_key, secret),
