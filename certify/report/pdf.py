@@ -670,8 +670,9 @@ def _signatures(c: dict) -> list:
     out += [Spacer(1, 6),
             P("The PDF carries a PAdES signature (ETSI.CAdES.detached) in the field 'Signature1' below, covering "
               "every byte of the file. The JSON report carries a detached CMS signature in the file next to it "
-              "(.p7s). Check either with: certify verify FILE --root ROOT-CERTIFICATE. Any change to any byte "
-              "after signing makes the check fail.", "body")]
+              "(.p7s). Check both with: certify verify REPORT.pdf REPORT.json --root ROOT-CERTIFICATE, which "
+              "also proves that the two are the same report and that the signer above is the certificate that "
+              "signed them. Any change to any byte after signing makes the check fail.", "body")]
     return out
 
 
