@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
-import re
 from dataclasses import replace
 from datetime import datetime, timezone
 

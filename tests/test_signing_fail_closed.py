@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
-import json
 import os
 import re
 import shutil
@@ -19,7 +18,6 @@ import pytest
 from click.testing import CliRunner
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from certify import signing
