@@ -415,7 +415,7 @@ def _report(sample, out: Path, name: str, signer_of, signed_by, keywords_signer=
 
 
 @pytest.mark.parametrize("case", ["names another certificate", "says unsigned", "printed block differs",
-                                  "keywords differ"])
+                                  "keywords differ", "first-page notice differs"])
 def test_verify_refuses_a_signer_block_that_is_not_the_signer(sample, key, other_key, tmp_path, monkeypatch, case):
     roots = [key.root, other_key.root]  # both trusted: only the signer block can tell them apart
     if case == "names another certificate":
@@ -424,13 +424,20 @@ def test_verify_refuses_a_signer_block_that_is_not_the_signer(sample, key, other
         pdf, js = _report(sample, tmp_path, "r", None, key)
     elif case == "printed block differs":  # printed: other; Keywords: the real signer
         pdf, js = _report(sample, tmp_path, "r", other_key, key, keywords_signer=key, monkeypatch=monkeypatch)
-    else:  # printed: the real signer; Keywords: other
+    elif case == "keywords differ":  # printed: the real signer; Keywords: other
         pdf, js = _report(sample, tmp_path, "r", key, key, keywords_signer=other_key, monkeypatch=monkeypatch)
+    else:  # the signatures page and Keywords right; the notice on page 1 names the other certificate
+        from certify.report import pdf as pdf_module
+
+        real_notice = pdf_module._signer_notice
+        other_block = SignerInfo.of_certificate(other_key.cert).__dict__
+        monkeypatch.setattr(pdf_module, "_signer_notice", lambda c: real_notice(dict(c, signer=other_block)))
+        pdf, js = _report(sample, tmp_path, "r", key, key)
     with pytest.raises(report_verify.SignerMismatch):
         report_verify.verify_report_file(pdf, roots)
     res = CliRunner().invoke(cli, ["verify", str(pdf), "--key-dir", str(key.directory)])
     assert res.exit_code == 1 and "INVALID" in res.output and "signer" in res.output, res.output
-    if case == "keywords differ":
+    if case in ("keywords differ", "first-page notice differs"):
         report_verify.verify_report_file(js, roots)  # the JSON's own block is right here
     else:
         with pytest.raises(report_verify.SignerMismatch):

@@ -3,8 +3,8 @@
 :func:`certify.signing.verify_file` proves that a file is unchanged since a trusted certificate
 signed it. For a certification report this module also proves that
 
-* the signer block inside the report (the JSON's ``signer``; the PDF's printed "Signing certificate
-  SHA-256" and the signer fingerprint in its Keywords) names the certificate that actually signed
+* the signer block inside the report (the JSON's ``signer``; every "certificate SHA-256" the PDF
+  prints and the signer fingerprint in its Keywords) names the certificate that actually signed
   it, so a report cannot claim one lab's key while signed by another trusted key, and
 * given a PDF and a JSON, the two are the same report: the PDF's Keywords carry the report id and
   the SHA-256 of its JSON twin (both covered by the PDF's signature), so one run's PDF cannot be
@@ -28,8 +28,9 @@ from certify.errors import InputError, VerificationFailed
 from certify.report.model import SCHEMA, SignerInfo
 from certify.report.pdf import read_identity
 
-_FINGERPRINT_LABEL = b"Signing certificate SHA-256"
-_HEX64 = re.compile(rb"^[0-9a-f]{64}$")
+# Where the report prints its signer's fingerprint: "Signing certificate SHA-256" on the signatures
+# page, "(certificate SHA-256 ...)" in the first page's notice; the token after it, punctuation trimmed.
+_PRINTED_FINGERPRINT = re.compile(rb"[Cc]ertificate SHA-256\s+(\S+)")
 
 
 class SignerMismatch(signing.SignatureInvalid):
@@ -66,7 +67,7 @@ def page_literals(pdf: bytes) -> list[list[bytes]]:
 
 
 def _pdf_identity(data: bytes) -> tuple[dict[str, str] | None, list[str]]:
-    """The identity in the PDF's Keywords, and the fingerprints printed after "Signing certificate SHA-256"."""
+    """The identity in the PDF's Keywords, and every signer fingerprint printed in the report."""
     from pyhanko.pdf_utils.reader import PdfFileReader
 
     reader = PdfFileReader(io.BytesIO(data), strict=True)
@@ -74,10 +75,8 @@ def _pdf_identity(data: bytes) -> tuple[dict[str, str] | None, list[str]]:
     identity = read_identity(str(info["/Keywords"])) if "/Keywords" in info else None
     printed = []
     for literals in page_literals(data):
-        for j, text in enumerate(literals):
-            if text == _FINGERPRINT_LABEL:
-                value = literals[j + 1] if j + 1 < len(literals) else b""
-                printed.append(value.decode("latin-1") if _HEX64.match(value) else f"(unreadable: {value[:80]!r})")
+        text = b" ".join(literals)  # a wrapped line moves the fingerprint to the next literal
+        printed += [m.rstrip(b").,;\\").decode("latin-1") for m in _PRINTED_FINGERPRINT.findall(text)]
     return identity, printed
 
 
