@@ -197,8 +197,10 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
     raise SystemExit(0 if verification is None or verification.passed else 1)
 
 
-def _passphrase_source(passphrase_file: str | None, confirm: bool = False):
-    """The key passphrase: --passphrase-file, then $CERTIFY_KEY_PASSPHRASE, then a prompt (a tty only)."""
+def _passphrase_source(passphrase_file: str | None, confirm: bool = False, prompt: str = "Key passphrase",
+                       environment: bool = True):
+    """The key passphrase: --passphrase-file, then $CERTIFY_KEY_PASSPHRASE (if ``environment``), then a
+    prompt (a tty only)."""
     import os
 
     def read() -> bytes:
@@ -211,11 +213,12 @@ def _passphrase_source(passphrase_file: str | None, confirm: bool = False):
             if not secret:
                 raise CertifyError(f"the passphrase file {passphrase_file} is empty")
             return secret
-        if os.environ.get("CERTIFY_KEY_PASSPHRASE"):
+        if environment and os.environ.get("CERTIFY_KEY_PASSPHRASE"):
             return os.environ["CERTIFY_KEY_PASSPHRASE"].encode()
         if not sys.stdin.isatty():
-            raise CertifyError("no passphrase: give --passphrase-file or set CERTIFY_KEY_PASSPHRASE")
-        return click.prompt("Key passphrase", hide_input=True, confirmation_prompt=confirm).encode()
+            raise CertifyError("no passphrase: give --passphrase-file" +
+                               (" or set CERTIFY_KEY_PASSPHRASE" if environment else ""))
+        return click.prompt(prompt, hide_input=True, confirmation_prompt=confirm).encode()
 
     return read
 
@@ -255,17 +258,64 @@ def keygen(key_dir, passphrase_file, algorithm, organization, common_name, days,
 
 
 @cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @_KEY_DIR
 @_PASSPHRASE_FILE
-def sign(file, key_dir, passphrase_file) -> None:
-    """Sign FILE: a PDF in place (PAdES, field Signature1), anything else as FILE.p7s (detached CMS)."""
+@click.option("--new-passphrase-file", type=click.Path(dir_okay=False), default=None,
+              help="File whose first line is the new passphrase (default: a prompt).")
+def rekey(key_dir, passphrase_file, new_passphrase_file) -> None:
+    """Re-encrypt the private keys under a new passphrase with scrypt (certificates unchanged).
+
+    For keys written before scrypt (PBKDF2, 2,048 iterations) or under a trivial passphrase."""
     from pathlib import Path
 
     from certify import signing
 
+    directory = Path(key_dir) if key_dir else signing.config_dir()
     try:
-        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
+        old = _passphrase_source(passphrase_file)()
+        new = _passphrase_source(new_passphrase_file, confirm=True, prompt="New key passphrase",
+                                 environment=False)()
+        written = signing.rekey(directory, old, new)
+    except signing.SigningError as exc:
+        raise CertifyError(str(exc)) from exc
+    for path in written:
+        click.echo(f"re-encrypted {path} (scrypt N=2^14, r=8, p=5)")
+
+
+_ALLOW_INSECURE_KEY = click.option("--allow-insecure-key", is_flag=True,
+                                   help="Sign with a production key that is not encrypted, is under a trivial "
+                                        "passphrase, or is readable by group or others (refused otherwise).")
+
+
+def _warn_about_key(key) -> None:
+    for warning in key.warnings:
+        click.echo(f"WARNING: {warning}", err=True)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@_KEY_DIR
+@_PASSPHRASE_FILE
+@_ALLOW_INSECURE_KEY
+def sign(file, key_dir, passphrase_file, allow_insecure_key) -> None:
+    """Sign FILE: a PDF in place (PAdES, field Signature1), anything else as FILE.p7s (detached CMS)."""
+    from pathlib import Path
+
+    from certify import signing
+    from certify.errors import VerificationFailed
+    from certify.report.verify import SignerMismatch, check_signer_block
+
+    try:
+        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
+                                       allow_insecure=allow_insecure_key)
+        _warn_about_key(key)
+        try:  # a certify report must already name this key as its signer, or verify would refuse it
+            check_signer_block(Path(file).read_bytes(), key.cert)
+        except SignerMismatch as exc:
+            raise CertifyError(f"{file}: {exc}; a report is signed by the key it was made with (certify run "
+                               "--key-dir ...), so that its signer block names it") from exc
+        except VerificationFailed:  # not a readable PDF: sign_file says so
+            pass
         written = signing.sign_file(Path(file), key)
     except signing.SigningError as exc:
         raise CertifyError(f"{file}: {exc}") from exc
@@ -276,29 +326,58 @@ def sign(file, key_dir, passphrase_file) -> None:
 
 
 @cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--root", "root", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Trusted root certificate (PEM or DER). Default: the roots in the key folder.")
 @click.option("--signature", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="Detached signature file (default FILE.p7s; not used for a signed PDF).")
+              help="Detached signature file (default FILE.p7s; not used for a signed PDF; one FILE only).")
+@click.option("--allow-development", is_flag=True,
+              help="Accept a signature by a DEVELOPMENT key (exit 0 with a warning; refused otherwise).")
 @_KEY_DIR
-def verify(file, root, signature, key_dir) -> None:
-    """Verify FILE's signature: exit 0 if valid, trusted and covering every byte, 1 if not, 2 on usage errors."""
+def verify(files, root, signature, allow_development, key_dir) -> None:
+    """Verify FILE's signature: exit 0 if valid, trusted and covering every byte, 1 if not, 2 on usage errors.
+
+    For a certify report also that its signer block names the certificate that signed it. Given a
+    report's PDF and its JSON (FILES = REPORT.pdf REPORT.json), also that they are the same report
+    (report id, and the JSON's SHA-256 recorded in the signed PDF)."""
     from pathlib import Path
 
     from certify import signing
+    from certify.errors import InputError, VerificationFailed
+    from certify.report.verify import verify_pair, verify_report_file
 
+    if len(files) > 2:
+        raise click.UsageError("give one signed file, or a report's PDF and its JSON")
+    if signature and len(files) > 1:
+        raise click.UsageError("--signature goes with one FILE")
     try:
         roots = [signing.load_root(Path(root))] if root else signing.default_roots(Path(key_dir) if key_dir else None)
-        result = signing.verify_file(Path(file), roots, Path(signature) if signature else None)
-    except signing.SigningError as exc:
+        if not roots and key_dir:
+            raise InputError(f"--key-dir {key_dir}: no {signing.ROOT_CERT} there to trust; give --root CERT")
+        checked = []
+        for file in files:
+            try:
+                checked.append(verify_report_file(Path(file), roots, Path(signature) if signature else None,
+                                                  allow_development))
+            except VerificationFailed as exc:
+                click.echo(f"INVALID: {file}: {exc}", err=True)
+                sys.exit(1)
+        for result in checked:
+            v = result.verification
+            click.echo(f"VALID: {result.path}: signed by {v.signer}; {v.reason}"
+                       + ("; the report's signer block names this certificate" if result.kind != "file" else ""))
+            if v.development:
+                click.echo(f"WARNING: {result.path}: signed with a DEVELOPMENT key: not for submission "
+                           "(accepted: --allow-development)", err=True)
+        if len(checked) == 2:
+            try:
+                report_id = verify_pair(*checked)
+            except VerificationFailed as exc:
+                click.echo(f"INVALID: {exc}", err=True)
+                sys.exit(1)
+            click.echo(f"SAME REPORT: {files[0]} and {files[1]} are report {report_id}")
+    except InputError as exc:
         raise CertifyError(str(exc)) from exc
-    if not result.ok:
-        click.echo(f"INVALID: {file}: {result.reason}", err=True)
-        sys.exit(1)
-    click.echo(f"VALID: {file}: signed by {result.signer}; {result.reason}")
-    if result.development:
-        click.echo("WARNING: signed with a DEVELOPMENT key: not for submission", err=True)
 
 
 @cli.command()
@@ -495,7 +574,9 @@ def spec_check(specs: tuple[str, ...]) -> None:
               help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
 @_KEY_DIR
 @_PASSPHRASE_FILE
-def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file) -> None:
+@_ALLOW_INSECURE_KEY
+def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file,
+                allow_insecure_key) -> None:
     """Certify SPEC: RNG batteries, PAR sheet, simulation, procedures; write the signed report.
 
     Writes OUT/<game>-<spec version>.pdf, .json and .json.p7s. Exit 0 when the verdict is PASS,
@@ -517,7 +598,9 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
         raise CertifyError(f"SOURCE_DATE_EPOCH must be an integer of seconds since 1970, got {epoch!r}")
     try:
         load_spec(spec)  # a bad spec fails before a development key is created
-        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
+        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
+                                       allow_insecure=allow_insecure_key)
+        _warn_about_key(key)
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
         outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,

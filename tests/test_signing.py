@@ -14,8 +14,26 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from certify import signing
 from certify.cli import cli
-from certify.report import build_content, render
+from certify.report import SignerInfo, build_content, render
 from test_report_model import sample_input
+
+
+PASSPHRASE = b"tall lamp orbits quietly"
+
+
+def _verifies(verify, *args, **kwargs) -> bool:
+    """True when ``verify`` returns; False when it raises SignatureInvalid (its only way to fail)."""
+    try:
+        verify(*args, **kwargs)
+    except signing.SignatureInvalid:
+        return False
+    return True
+
+
+def _reason(verify, *args, **kwargs) -> str:
+    with pytest.raises(signing.SignatureInvalid) as err:
+        verify(*args, **kwargs)
+    return str(err.value)
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +44,13 @@ def report_bytes() -> tuple[bytes, bytes]:
 @pytest.fixture(scope="module")
 def key_dir(tmp_path_factory) -> Path:
     directory = tmp_path_factory.mktemp("keys") / "certify"
-    signing.keygen(directory, b"correct horse", organization="Test Lab", common_name="Test Lab report signing")
+    signing.keygen(directory, PASSPHRASE, organization="Test Lab", common_name="Test Lab report signing")
     return directory
 
 
 @pytest.fixture(scope="module")
 def key(key_dir) -> signing.SigningKey:
-    return signing.load_signing_key(key_dir, b"correct horse")
+    return signing.load_signing_key(key_dir, PASSPHRASE)
 
 
 @pytest.fixture(scope="module")
@@ -80,20 +98,20 @@ def test_keygen_writes_encrypted_keys_and_a_proper_chain(key_dir, key):
 
 def test_wrong_or_missing_passphrase_is_refused(key_dir):
     with pytest.raises(signing.SigningError, match="wrong passphrase"):
-        signing.load_signing_key(key_dir, b"battery staple")
+        signing.load_signing_key(key_dir, b"battery staple horse")
     with pytest.raises(signing.SigningError, match="encrypted"):
         signing.load_signing_key(key_dir, None)
     with pytest.raises(signing.SigningError, match="already exists"):
-        signing.keygen(key_dir, b"x")
+        signing.keygen(key_dir, PASSPHRASE)
 
 
 def test_rsa_3072(tmp_path):
-    signing.keygen(tmp_path, b"pw", algorithm="rsa-3072")
-    key = signing.load_signing_key(tmp_path, lambda: b"pw")
+    signing.keygen(tmp_path / "k", PASSPHRASE, algorithm="rsa-3072")
+    key = signing.load_signing_key(tmp_path / "k", lambda: PASSPHRASE)
     assert isinstance(key.key, rsa.RSAPrivateKey) and key.key.key_size == 3072
     pdf, _ = render(build_content(sample_input(omit=("simulation",))))
     signed = signing.sign_pdf(pdf, key)
-    assert signing.verify_pdf(signed, [key.root]).ok
+    signing.verify_pdf(signed, [key.root])
 
 
 def test_first_use_makes_a_development_key(tmp_path, monkeypatch, report_bytes):
@@ -103,8 +121,11 @@ def test_first_use_makes_a_development_key(tmp_path, monkeypatch, report_bytes):
     assert (key.directory / signing.SIGNER_KEY).read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
     again = signing.load_signing_key()
     assert again.cert == key.cert  # created once, then reused
-    result = signing.verify_pdf(signing.sign_pdf(report_bytes[0], key), signing.default_roots())
-    assert result.ok and result.development and "DEVELOPMENT" in result.signer
+    signed = signing.sign_pdf(report_bytes[0], key)
+    with pytest.raises(signing.DevelopmentKeyRefused, match="--allow-development"):
+        signing.verify_pdf(signed, signing.default_roots())
+    result = signing.verify_pdf(signed, signing.default_roots(), allow_development=True)
+    assert result.development and "DEVELOPMENT" in result.signer
 
 
 # ----------------------------------------------------------------------------- PDF
@@ -119,7 +140,6 @@ def _gap(pdf: bytes) -> tuple[int, int]:
 
 def test_signed_pdf_verifies_and_names_the_signer(signed_pdf, key):
     result = signing.verify_pdf(signed_pdf, [key.root])
-    assert result.ok, result.reason
     assert "Test Lab report signing" in result.signer and not result.development
     assert "entire file" in result.reason
 
@@ -138,7 +158,7 @@ def test_every_flipped_byte_of_the_pdf_fails(signed_pdf, key):
     gap = _gap(signed_pdf)
     positions = _positions(signed_pdf, gap)
     assert len(positions) > 300
-    passed = [i for i in positions if signing.verify_pdf(_flip(signed_pdf, i), [key.root]).ok]
+    passed = [i for i in positions if _verifies(signing.verify_pdf, _flip(signed_pdf, i), [key.root])]
     assert passed == []
 
 
@@ -146,8 +166,7 @@ def test_changed_letter_case_inside_the_signature_fails(signed_pdf, key):
     start, end = _gap(signed_pdf)
     i = next(j for j in range(start + 1, end) if signed_pdf[j:j + 1] in b"ABCDEF")
     changed = signed_pdf[:i] + signed_pdf[i:i + 1].lower() + signed_pdf[i + 1:]
-    result = signing.verify_pdf(changed, [key.root])
-    assert not result.ok and "/Contents" in result.reason
+    assert "/Contents" in _reason(signing.verify_pdf, changed, [key.root])
 
 
 def test_appended_bytes_and_incremental_updates_fail(signed_pdf, key):
@@ -155,30 +174,26 @@ def test_appended_bytes_and_incremental_updates_fail(signed_pdf, key):
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
     for tail in (b"\n", b" ", b"%%EOF\n"):
-        result = signing.verify_pdf(signed_pdf + tail, [key.root])
-        assert not result.ok, tail
+        assert not _verifies(signing.verify_pdf, signed_pdf + tail, [key.root]), tail
     writer = IncrementalPdfFileWriter(io.BytesIO(signed_pdf))
     writer.set_info(generic.DictionaryObject({generic.NameObject("/Title"): generic.TextStringObject("edited")}))
     out = io.BytesIO()
     writer.write(out)
-    result = signing.verify_pdf(out.getvalue(), [key.root])
-    assert not result.ok
+    assert not _verifies(signing.verify_pdf, out.getvalue(), [key.root])
 
 
 def test_pdf_against_another_root_or_unsigned_fails(signed_pdf, report_bytes, tmp_path):
-    signing.keygen(tmp_path, b"pw")
-    other = signing.load_signing_key(tmp_path, b"pw").root
-    result = signing.verify_pdf(signed_pdf, [other])
-    assert not result.ok and "trusted root" in result.reason
-    result = signing.verify_pdf(report_bytes[0], [other])
-    assert not result.ok and "found 0" in result.reason
+    signing.keygen(tmp_path / "k", PASSPHRASE)
+    other = signing.load_signing_key(tmp_path / "k", PASSPHRASE).root
+    assert "trusted root" in _reason(signing.verify_pdf, signed_pdf, [other])
+    assert "found 0" in _reason(signing.verify_pdf, report_bytes[0], [other])
 
 
 def test_a_file_named_pdf_that_is_not_one_is_called_so(key, tmp_path):
     fake = tmp_path / "report.pdf"
     fake.write_text("hello")
-    result = signing.verify_file(fake, [key.root])
-    assert not result.ok and "not a PDF" in result.reason and "report.pdf.p7s" in result.reason
+    reason = _reason(signing.verify_file, fake, [key.root])
+    assert "not a PDF" in reason and "report.pdf.p7s" in reason
 
 
 def test_a_root_that_is_not_a_certificate_is_named_plainly(tmp_path):
@@ -200,31 +215,31 @@ def test_a_signed_pdf_cannot_be_signed_twice(signed_pdf, key):
 def test_detached_signature_verifies(signed_json, key):
     data, sig = signed_json
     result = signing.verify_detached(data, sig, [key.root])
-    assert result.ok and "Test Lab" in result.signer
+    assert "Test Lab" in result.signer
 
 
 def test_every_changed_byte_of_the_json_fails(signed_json, key):
     data, sig = signed_json
-    bad = [i for i in _positions(data, step=401) if signing.verify_detached(_flip(data, i), sig, [key.root]).ok]
+    bad = [i for i in _positions(data, step=401) if _verifies(signing.verify_detached, _flip(data, i), sig, [key.root])]
     assert bad == []
-    assert not signing.verify_detached(data + b"\n", sig, [key.root]).ok
-    assert not signing.verify_detached(data[:-1], sig, [key.root]).ok
+    assert not _verifies(signing.verify_detached, data + b"\n", sig, [key.root])
+    assert not _verifies(signing.verify_detached, data[:-1], sig, [key.root])
 
 
 def test_changed_bytes_of_the_signature_file_fail(signed_json, key):
     data, sig = signed_json
     positions = sorted(set(range(0, 120)) | set(range(0, len(sig), 7)) | set(range(len(sig) - 16, len(sig))))
-    bad = [i for i in positions if signing.verify_detached(data, _flip(sig, i), [key.root]).ok]
+    bad = [i for i in positions if _verifies(signing.verify_detached, data, _flip(sig, i), [key.root])]
     assert bad == []
-    assert not signing.verify_detached(data, sig + b"\x00", [key.root]).ok
+    assert not _verifies(signing.verify_detached, data, sig + b"\x00", [key.root])
 
 
 @pytest.mark.slow
 def test_every_single_byte_of_the_signature_file_and_the_pdf_signature(signed_json, signed_pdf, key):
     data, sig = signed_json
-    assert [i for i in range(len(sig)) if signing.verify_detached(data, _flip(sig, i), [key.root]).ok] == []
+    assert [i for i in range(len(sig)) if _verifies(signing.verify_detached, data, _flip(sig, i), [key.root])] == []
     start, end = _gap(signed_pdf)
-    assert [i for i in range(start, end) if signing.verify_pdf(_flip(signed_pdf, i), [key.root]).ok] == []
+    assert [i for i in range(start, end) if _verifies(signing.verify_pdf, _flip(signed_pdf, i), [key.root])] == []
 
 
 def test_openssl_agrees(signed_json, key, tmp_path):
@@ -250,15 +265,17 @@ def test_cli_keygen_sign_verify(tmp_path, report_bytes, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     monkeypatch.delenv("CERTIFY_KEY_PASSPHRASE", raising=False)
     runner = CliRunner()
-    (tmp_path / "pass").write_text("s3cret\n")
+    (tmp_path / "pass").write_text(PASSPHRASE.decode() + "\n")
     res = runner.invoke(cli, ["keygen", "--passphrase-file", str(tmp_path / "pass"), "--organization", "Lab"])
     assert res.exit_code == 0, res.output
+    cert = x509.load_pem_x509_certificate((tmp_path / "cfg" / "certify" / signing.SIGNER_CERT).read_bytes())
+    unsigned_pdf, unsigned_json = render(build_content(sample_input(signer=SignerInfo.of_certificate(cert))))
     pdf, js = tmp_path / "r.pdf", tmp_path / "r.json"
-    pdf.write_bytes(report_bytes[0])
-    js.write_bytes(report_bytes[1])
+    pdf.write_bytes(unsigned_pdf)
+    js.write_bytes(unsigned_json)
     res = runner.invoke(cli, ["sign", str(pdf)])
     assert res.exit_code == 2 and "passphrase" in res.output  # encrypted key, no passphrase given
-    monkeypatch.setenv("CERTIFY_KEY_PASSPHRASE", "s3cret")
+    monkeypatch.setenv("CERTIFY_KEY_PASSPHRASE", PASSPHRASE.decode())
     for f in (pdf, js):
         res = runner.invoke(cli, ["sign", str(f)])
         assert res.exit_code == 0, res.output
@@ -266,6 +283,8 @@ def test_cli_keygen_sign_verify(tmp_path, report_bytes, monkeypatch):
         assert res.exit_code == 0 and "Lab" in res.output, res.output
     root = tmp_path / "cfg" / "certify" / signing.ROOT_CERT
     assert runner.invoke(cli, ["verify", str(pdf), "--root", str(root)]).exit_code == 0
+    res = runner.invoke(cli, ["verify", str(pdf), str(js), "--root", str(root)])
+    assert res.exit_code == 0 and "SAME REPORT" in res.output, res.output
     pdf.write_bytes(_flip(pdf.read_bytes(), 200))
     res = runner.invoke(cli, ["verify", str(pdf)])
     assert res.exit_code == 1 and "INVALID" in res.output

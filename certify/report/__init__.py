@@ -37,7 +37,7 @@ def write_report(data: ReportInput, out_dir: str | Path, basename: str, signing_
 
     out_dir = Path(out_dir)
     if signing_key is not None:
-        data = replace(data, signer=signing_key.info())
+        data = replace(data, signer=SignerInfo.of_certificate(signing_key.cert))
     content = build_content(data)
     pdf, js = render(content)
     paths = {"pdf": out_dir / f"{basename}.pdf", "json": out_dir / f"{basename}.json"}

@@ -303,6 +303,16 @@ class SignerInfo:
     algorithm: str
     development: bool
 
+    @classmethod
+    def of_certificate(cls, cert) -> "SignerInfo":
+        """The signer block of a signing certificate (an ``x509.Certificate``): what the report prints,
+        and what ``certify verify`` requires to match the certificate that actually signed it."""
+        from certify import signing
+
+        return cls(subject=signing.describe(cert), issuer=signing.describe_name(cert.issuer),
+                   fingerprint_sha256=signing.fingerprint(cert), algorithm=signing.algorithm_name(cert),
+                   development=signing.is_development(cert))
+
 
 @dataclass
 class ReportInput:

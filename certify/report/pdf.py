@@ -25,15 +25,18 @@ from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Frame, KeepToget
 from reportlab.platypus.flowables import PageBreakIfNotEmpty
 
 from certify.report import charts
+from certify.signing import SIGNATURE_BOX, SIGNATURE_FIELD
 from certify.report.model import (FAIL, NOT_RUN, PASS, REQUIRED_SECTIONS, SECTION_TITLES,
                                   VERDICT_PASS, jsonable)
 
 PAGE_W, PAGE_H = A4
 MARGIN = 50.0
 BODY_W = PAGE_W - 2 * MARGIN
-SIGNATURE_FIELD = "Signature1"
-# (x1, y1, x2, y2) on the last page, in points from the bottom-left corner.
-SIGNATURE_BOX = (MARGIN, 80.0, MARGIN + 330.0, 170.0)
+# The signature field's name and box (x1, y1, x2, y2 on the last page; x1 = MARGIN) belong to the
+# signing code, which places the field; the report leaves the box empty.
+# The report's identity in the PDF's Keywords, machine-readable and covered by the signature: its id,
+# the SHA-256 of its JSON twin and of the signer's certificate (what certify.report.verify checks).
+IDENTITY_KEYS = ("certify-report", "json-sha256", "signer-sha256")
 
 GREEN = colors.HexColor("#1e7b34")
 RED = colors.HexColor("#c00000")
@@ -667,8 +670,9 @@ def _signatures(c: dict) -> list:
     out += [Spacer(1, 6),
             P("The PDF carries a PAdES signature (ETSI.CAdES.detached) in the field 'Signature1' below, covering "
               "every byte of the file. The JSON report carries a detached CMS signature in the file next to it "
-              "(.p7s). Check either with: certify verify FILE --root ROOT-CERTIFICATE. Any change to any byte "
-              "after signing makes the check fail.", "body")]
+              "(.p7s). Check both with: certify verify REPORT.pdf REPORT.json --root ROOT-CERTIFICATE, which "
+              "also proves that the two are the same report and that the signer above is the certificate that "
+              "signed them. Any change to any byte after signing makes the check fail.", "body")]
     return out
 
 
@@ -752,6 +756,27 @@ def build_story(content: dict) -> list:
     return story
 
 
+def identity_keywords(content: dict) -> str:
+    """"certify-report CR-...; json-sha256 <hex>; signer-sha256 <hex>|unsigned" for the PDF's Keywords."""
+    from certify.report.json_out import render_json
+    from certify.report.model import sha256_hex
+
+    signer = content.get("signer")
+    values = (content["report_id"], sha256_hex(render_json(content)),
+              signer["fingerprint_sha256"] if signer else "unsigned")
+    return "; ".join(f"{k} {v}" for k, v in zip(IDENTITY_KEYS, values))
+
+
+def read_identity(keywords: str) -> dict[str, str] | None:
+    """The identity written by :func:`identity_keywords`, or None when the Keywords hold none."""
+    found = {}
+    for part in str(keywords).split(";"):
+        key, _, value = part.strip().partition(" ")
+        if key in IDENTITY_KEYS and value and " " not in value:
+            found[key] = value
+    return found if set(found) == set(IDENTITY_KEYS) else None
+
+
 def render_pdf(content: dict) -> bytes:
     """The PDF bytes for a content dict from :func:`certify.report.model.build_content`."""
     buf = io.BytesIO()
@@ -761,7 +786,7 @@ def render_pdf(content: dict) -> bytes:
                           title=f"Certification Test Report {content['report_id']}",
                           author="certify " + prod["suite_version"],
                           subject=f"{prod['game']} {prod['spec']} {prod['spec_version']}: {content['verdict']}",
-                          creator="certify " + prod["suite_version"])
+                          creator="certify " + prod["suite_version"], keywords=identity_keywords(content))
     body = Frame(MARGIN, 50, BODY_W, PAGE_H - 100, id="body", leftPadding=0, rightPadding=0)
     top_of_box = SIGNATURE_BOX[3] + 20
     sig_frame = Frame(MARGIN, top_of_box, BODY_W, PAGE_H - 50 - top_of_box, id="sig", leftPadding=0,
