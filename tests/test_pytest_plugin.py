@@ -23,12 +23,30 @@ def test_plugin_is_registered_as_an_entry_point(pytester):
 
 def test_good_and_bad_rng_in_a_studio_suite(pytester):
     pytester.makepyfile(f"""
+        import random
         import numpy as np
         from certify.pytest_plugin import assert_rng_passes
         from rng import sources, streams
 
+        class LcgRng:  # the studio's RNG object: a 16-bit LCG with random_bytes only
+            def __init__(self, seed):
+                self.state = seed
+
+            def random_bytes(self, n):
+                out = bytearray(n)
+                for i in range(n):
+                    self.state = (25173 * self.state + 13849) & 0xFFFF
+                    out[i] = self.state >> 8
+                return bytes(out)
+
         def test_our_drbg():
             assert_rng_passes(streams.stream(11, 0), {FAST})
+
+        def test_our_lcg_object():
+            assert_rng_passes(LcgRng(1), "quick", bits=200_000, sequences=1, decks=20_000, small_decks=20_000)
+
+        def test_our_shuffle():
+            assert_rng_passes(random.Random(7).shuffle, output="shuffle", {FAST})
 
         def test_naive_shuffle():
             assert_rng_passes(sources.NaiveShuffle(streams.stream(11, 1)), {FAST})
@@ -39,8 +57,11 @@ def test_good_and_bad_rng_in_a_studio_suite(pytester):
             rng_certifier.assert_passes(deal, output="decks", decks=20_000, small_decks=20_000)
     """)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rng-profile", "cards")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=2)
     result.stdout.fnmatch_lines([
+        "*LcgRng.random_bytes fails the RNG battery (Holm-Bonferroni at alpha 0.01)*",
+        "*SP800-22/*: adjusted p = *",
+        "*bits: SP 800-22 on 1 x 200,000 bits read from LcgRng.random_bytes*",
         "*naive swap-with-any-position shuffle fails the RNG battery (Holm-Bonferroni at alpha 0.01)*",
         "*cards/CardPosition: adjusted p = *",
         "*cards/Permutations4: adjusted p = *",
