@@ -459,6 +459,8 @@ def _print_rng_table(result) -> None:
                       f"{len(rows)} tests: {', '.join(skipped)}")
     if result["sp800_22_skipped"]:
         console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")
+    for line in result.get("tested", ()):
+        console.print(f"tested {line}", markup=False)
     verdict = "[bold green]PASS[/]" if result["passed"] else "[bold red]FAIL[/]: " + ", ".join(result["failing"])
     looked = [f"{profile['sequences']} x {profile['bits']:,} bits" if result["sp800_22"] else "",
               f"{profile['decks']:,} deals" if result["cards"] else "",

@@ -199,7 +199,7 @@ def test_a_16_bit_lcg_object_fails_on_its_bits_and_the_message_says_what_was_tes
 def test_a_fair_studio_shuffle_passes_in_place_or_returning_the_deck():
     in_place = random.Random(21).shuffle
     result = assert_rng_passes(in_place, output="shuffle", **DEALS_ONLY)
-    assert result["tested"] == ["bits: not tested (profile 'cards' asks for none)",
+    assert result["tested"] == ["bits: not tested (none asked for)",
                                 "deals: card battery on 20,000 deals as shuffle Random.shuffle deals them"]
     generator = np.random.default_rng(22)
     returning = lambda deck: generator.permutation(deck)  # noqa: E731  a shuffled copy

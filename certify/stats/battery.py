@@ -313,7 +313,7 @@ def what_was_tested(source, profile: Profile, bits_skipped: str | None, decks: b
     elif profile.bits and profile.sequences:
         lines = [f"bits: SP 800-22 on {profile.sequences} x {profile.bits:,} bits read from {name}"]
     else:
-        lines = [f"bits: not tested (profile {profile.name!r} asks for none)"]
+        lines = ["bits: not tested (none asked for)"]
     if decks:
         dealt_by_suite = getattr(type(source), "deal_batch", None) is RandomSource.deal_batch
         how = (f"dealt from the words of {name} by the suite's unbiased Fisher-Yates (rng.shuffle)" if dealt_by_suite
