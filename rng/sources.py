@@ -376,6 +376,8 @@ def as_source(obj, output: str | None = None):
     """
     if output is not None and output not in OUTPUTS:
         raise TypeError(f"output={output!r}: expected one of {', '.join(map(repr, OUTPUTS))}")
+    if isinstance(obj, type):  # callable, and may have the methods, but they need an instance
+        raise TypeError(f"cannot test the class {obj.__qualname__}: pass an instance of it; expected {ACCEPTED_FORMS}")
     if output == "shuffle":
         shuffle = obj if callable(obj) else getattr(obj, "shuffle", None)
         if callable(shuffle):

@@ -122,6 +122,8 @@ def test_a_form_that_does_not_fit_the_object_is_a_type_error_at_the_call():
         assert_rng_passes(random.Random(1), output="decks")
     with pytest.raises(TypeError, match=r"output='words': expected one of 'bytes', 'uint32', 'decks', 'shuffle'"):
         assert_rng_passes(random.Random(1), output="words")
+    with pytest.raises(TypeError, match=r"cannot test the class StudioBytes: pass an instance of it"):
+        assert_rng_passes(StudioBytes)
 
 
 # -- each form a studio has: a fair one passes (fixed seed), a broken one fails -------------------------
