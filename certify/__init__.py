@@ -36,17 +36,26 @@ def _key_numba_cache_to_the_source() -> None:
     kernel that calls the evaluator of certify/hands.py would keep its old code and tables after
     hands.py changed. A certification tool must never run stale code, so the cache folder is keyed
     to the source of certify/ and rng/: any change to any file compiles afresh. An explicit
-    NUMBA_CACHE_DIR is respected."""
+    NUMBA_CACHE_DIR is respected. With no writable cache folder (no HOME, a read-only one) the
+    kernels go to a private temporary folder for this run: never to __pycache__ beside the
+    sources, where they could go stale, and never nowhere (numba refuses to import then)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "certify" / "numba"
-    folder = base / source_digest()[:16]
     try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "certify" / "numba"
+        folder = base / source_digest()[:16]
         if not folder.exists():
             folder.mkdir(parents=True)
             _prune(base, keep=folder)
-    except OSError:
-        return  # no writable cache: numba falls back to __pycache__ beside the sources
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(f"{folder} is not writable")
+    except (OSError, RuntimeError):  # RuntimeError: Path.home() with no HOME and no user entry
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="certify-numba-"))
+        atexit.register(shutil.rmtree, folder, True)
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
     import sys
 

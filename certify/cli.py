@@ -503,8 +503,9 @@ def _stderr_progress():
 
 
 def _print_rng_table(result) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from certify.console import output_console
 
     from certify.stats.battery import summary_rows
 
@@ -528,9 +529,7 @@ def _print_rng_table(result) -> None:
         style = "bold red" if row["verdict"] == "FAIL" else ("dim" if row["verdict"] != "pass" else None)
         table.add_row(f"{row['battery']} {row['test']}", row["sample"], row["proportion"], p(row["uniformity"]),
                       row["nist"], p(row["min_p"]), p(row["member_p"]), p(row["adjusted_p"]), row["verdict"], style=style)
-    console = Console()
-    if console.width < 132:
-        console = Console(width=132)
+    console = output_console()
     console.print(table)
     rows = summary_rows(result)
     skipped = [f"{row['battery']} {row['test']}" for row in rows if row["verdict"] == "n/a"]
@@ -539,6 +538,8 @@ def _print_rng_table(result) -> None:
                       f"{len(rows)} tests: {', '.join(skipped)}")
     if result["sp800_22_skipped"]:
         console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")
+    for line in result.get("tested", ()):
+        console.print(f"tested {line}", markup=False)
     verdict = "[bold green]PASS[/]" if result["passed"] else "[bold red]FAIL[/]: " + ", ".join(result["failing"])
     looked = [f"{profile['sequences']} x {profile['bits']:,} bits" if result["sp800_22"] else "",
               f"{profile['decks']:,} deals" if result["cards"] else "",

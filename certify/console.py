@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-console = Console(highlight=False)
-if not console.is_terminal and console.width < 132:  # a log or a pipe: no line broken at 80 columns
-    console = Console(highlight=False, width=132)
+PIPE_WIDTH = 132  # the width of tables written to a log or a pipe
+
+
+def output_console() -> Console:
+    """The console a command prints its results on, made when it prints (stdout may have been
+    replaced since import, e.g. by click's test runner). On a terminal: its width and colours.
+    To a log or a pipe: tables laid out at least ``PIPE_WIDTH`` wide and no line ever broken, so
+    a line reads the same whatever the width (a long path never pushes words onto the next line)."""
+    here = Console(highlight=False)
+    if here.is_terminal:
+        return here
+    return Console(highlight=False, width=max(here.width, PIPE_WIDTH), soft_wrap=True)
+
+
+def spec_label(spec_path: str | Path) -> str:
+    """A spec as the user names it: a shipped spec by its name, another file by its path relative
+    to the working folder when it lies under it (else as given), never a long absolute path."""
+    from certify.spec import SPECS_DIR
+
+    path = Path(spec_path)
+    if path.resolve().parent == SPECS_DIR.resolve():
+        return path.stem
+    if path.is_absolute():
+        try:
+            return str(path.resolve().relative_to(Path(os.getcwd()).resolve()))
+        except ValueError:
+            pass
+    return str(path)
 
 
 @contextmanager
@@ -56,13 +84,14 @@ def results_table(title: str, tests) -> Table:
 
 
 def print_simulation(result, verification) -> None:
+    console = output_console()
     cfg = result.config
     chunks = len(result.per_chunk)
     if result.resumed_chunks:  # the time covers only the chunks played now: no rate over all the rounds
         pace = f", {result.resumed_chunks} of {chunks} chunks resumed from the checkpoint"
     else:
         pace = f", {result.rounds / result.seconds:,.0f} rounds/s" if result.seconds else ""
-    console.print(f"[bold]{cfg.spec_path}[/bold]: {result.rounds:,} rounds, seed {cfg.seed}, "
+    console.print(f"[bold]{escape(spec_label(cfg.spec_path))}[/bold]: {result.rounds:,} rounds, seed {cfg.seed}, "
                   f"{chunks} chunk{'' if chunks == 1 else 's'} of {cfg.chunk_rounds:,}"
                   + (f", FAULT {cfg.fault}" if cfg.fault else "") + pace)
     if verification is None:

@@ -5,19 +5,33 @@ package is installed::
 
     from certify.pytest_plugin import assert_rng_passes
 
+    def test_our_rng_is_certifiable():
+        assert_rng_passes(our_rng, profile="quick")                   # our_rng.random_bytes(n)
+
     def test_our_shuffle_is_certifiable():
-        assert_rng_passes(our_rng, profile="quick")
+        assert_rng_passes(our_shuffle, output="shuffle", profile="cards")   # our_shuffle(deck)
 
     def test_with_the_fixture(rng_certifier):          # profile from --rng-profile
-        rng_certifier.assert_passes(our_shuffle, output="decks")
+        rng_certifier.assert_passes(our_rng)
 
-The source is anything ``certify.stats.battery.run_battery`` takes (an ``rng`` source: bits and
-deals; a ``DeckSource``: deals only), a ``numpy.random.Generator``, or a callable: ``fn(n) ->
-n bytes`` (``output="bytes"``), ``fn(n) -> n uint32`` (``output="uint32"``), or
-``fn(n_decks, k, deck_size) -> (n_decks, k)`` card array (``output="decks"``). A failure raises
-``AssertionError`` naming every failing test with its Holm-adjusted p-value. Profiles are
+What it takes (``rng.sources.as_source``), and what is tested for each:
+
+- an object with ``random_bytes(n)`` or ``random_uint32(n)``, a ``random.Random`` or
+  ``random.SystemRandom`` (its ``randbytes``), a ``numpy.random.Generator``, ``BitGenerator`` or
+  ``RandomState``, or a function ``fn(n) -> n bytes`` (``output="bytes"``, the default) or
+  ``-> n uint32`` (``output="uint32"``): its bits (SP 800-22), and deals and draws made from
+  them by the suite's own unbiased scaling and Fisher-Yates;
+- a studio's own shuffle (``output="shuffle"``): a function that shuffles the list it is given
+  in place or returns it shuffled, or an object with such a ``shuffle`` method (e.g.
+  ``random.Random(seed)`` to test ``random.shuffle``): its deals as dealt; it has no bits;
+- a function ``fn(n_decks, k, deck_size) -> (n_decks, k)`` card array (``output="decks"``), or an
+  ``rng`` source with ``deal_batch``: as it deals (and its bits, if it has them).
+
+Anything else raises ``TypeError`` at the call, naming what was given and the accepted forms.
+The result's ``tested`` lines, and the message of a failure, say what was read. A failure
+raises ``AssertionError`` naming every failing test with its Holm-adjusted p-value. Profiles are
 ``certify.stats.battery.PROFILES`` (quick, standard, lab, cards, bits); keyword overrides
-(bits, sequences, decks, small_decks) change the amounts.
+(bits, sequences, decks, small_decks, draws) change the amounts.
 """
 
 from __future__ import annotations
@@ -29,43 +43,15 @@ import pytest
 DEFAULT_PROFILE = "quick"
 
 
-def as_source(obj: Any, output: str = "bytes"):
-    """Wrap what the caller has into a source the battery can read."""
-    import numpy as np
+def as_source(obj: Any, output: str | None = None):
+    """Wrap what the caller has into a source the battery can read (``rng.sources.as_source``,
+    imported here on use: numba is not loaded by every pytest run)."""
+    from rng.sources import as_source as adapt
 
-    from rng import sources
-
-    if hasattr(obj, "deal_batch") or hasattr(obj, "random_bytes"):
-        return obj
-    if isinstance(obj, np.random.Generator):
-        return sources.NumpySource(obj)
-    if callable(obj):
-        if output == "decks":
-            return CallableDeals(obj)
-        return sources.CallableSource(obj, output=output)
-    raise TypeError(f"cannot test {obj!r}: expected an rng source, a numpy Generator or a callable")
+    return adapt(obj, output)
 
 
-class CallableDeals:
-    """A callable ``fn(n_decks, k, deck_size) -> (n_decks, k)`` array, as a source of deals only."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.name = f"deals from {getattr(fn, '__qualname__', repr(fn))}"
-
-    def deal_batch(self, n_decks: int, k: int = 52, deck_size: int = 52):
-        import numpy as np
-
-        decks = np.asarray(self.fn(n_decks, k, deck_size))
-        if decks.shape != (n_decks, k):
-            raise ValueError(f"{self.name} returned shape {decks.shape} for {n_decks} deals of {k} cards")
-        return decks
-
-    def random_bytes(self, n: int) -> bytes:
-        raise TypeError(f"{self.name} deals decks; it is not a source of bits")
-
-
-def run_rng_battery(source: Any, profile: str = DEFAULT_PROFILE, *, alpha: float = 0.01, output: str = "bytes",
+def run_rng_battery(source: Any, profile: str = DEFAULT_PROFILE, *, alpha: float = 0.01, output: str | None = None,
                     **overrides: Any) -> dict[str, Any]:
     """Run the batteries and return the plain-data result (see ``certify.stats.battery``)."""
     from certify.stats.battery import run_battery
@@ -73,7 +59,7 @@ def run_rng_battery(source: Any, profile: str = DEFAULT_PROFILE, *, alpha: float
     return run_battery(as_source(source, output), profile, alpha=alpha, **overrides)
 
 
-def assert_rng_passes(source: Any, profile: str = DEFAULT_PROFILE, *, alpha: float = 0.01, output: str = "bytes",
+def assert_rng_passes(source: Any, profile: str = DEFAULT_PROFILE, *, alpha: float = 0.01, output: str | None = None,
                       **overrides: Any) -> dict[str, Any]:
     """Fail (AssertionError naming the failing tests) unless ``source`` passes ``profile``.
 

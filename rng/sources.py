@@ -4,6 +4,9 @@ Every bit or word source is a ``RandomSource`` (``random_bytes``, ``random_uint3
 ``random_bits``, ``deal_batch``). Sources that only produce decks (a file of dealt decks, a
 broken shuffle) are ``DeckSource``s: ``deal_batch(n_decks, k=52, deck_size=52)``. The
 statistical tests take either through ``deal_batch`` (decks) or ``random_bits`` (bits).
+``as_source(obj)`` adapts what a studio actually has (an object with ``random_bytes`` or
+``random_uint32``, ``random.Random``, a numpy Generator or BitGenerator, its own shuffle
+function) to one of the two.
 
 Files are validated completely when opened: a malformed file raises ``SourceFormatError``
 naming the path and the line, column and token (text) or byte offset; asking for more data
@@ -262,7 +265,7 @@ class CallableSource(RandomSource):
         if output not in ("bytes", "uint32"):
             raise ValueError(f"output must be 'bytes' or 'uint32', got {output!r}")
         self.fn, self.output = fn, output
-        self.name = name or f"callable {getattr(fn, '__qualname__', repr(fn))}"
+        self.name = name or f"callable {_callable_name(fn)}"
 
     def random_bytes(self, n: int) -> bytes:
         n = _check_count(n)
@@ -298,6 +301,126 @@ class NumpySource(RandomSource):
 
     def random_uint32(self, n: int) -> np.ndarray:
         return self.generator.integers(0, 2**32, size=_check_count(n), dtype=np.uint32)
+
+
+class DealFunctionSource(DeckSource):
+    """A function ``fn(n_decks, k, deck_size) -> (n_decks, k)`` card array, as a source of deals only."""
+
+    def __init__(self, fn: Callable, name: str | None = None):
+        self.fn = fn
+        self.name = name or f"deals from {_callable_name(fn)}"
+
+    def deal_batch(self, n_decks: int, k: int = 52, deck_size: int = 52) -> np.ndarray:
+        decks = np.asarray(self.fn(_check_count(n_decks), k, deck_size))
+        if decks.shape != (n_decks, k):
+            raise RandomSourceError(f"{self.name} returned shape {decks.shape} for {n_decks} deals of {k} cards")
+        return decks
+
+
+class ShuffleFunctionSource(DeckSource):
+    """A studio's own shuffle ``fn(deck)``, which shuffles the list ``deck`` in place (returning
+    None) or returns the shuffled deck: each deal is ``fn(list(range(deck_size)))``, tested as
+    dealt. Cards are the ints 0..deck_size-1 (``4 * rank + suit`` for 52 cards). A result that is
+    not a new order of exactly those cards raises ``RandomSourceError`` naming the deal."""
+
+    def __init__(self, shuffle: Callable, name: str | None = None):
+        self.shuffle = shuffle
+        self.name = name or f"shuffle {_callable_name(shuffle)}"
+
+    def deal_batch(self, n_decks: int, k: int = 52, deck_size: int = 52) -> np.ndarray:
+        decks = np.empty((_check_count(n_decks), deck_size), dtype=np.int32)
+        for d in range(n_decks):
+            deck = list(range(deck_size))
+            returned = self.shuffle(deck)
+            try:
+                decks[d] = deck if returned is None else list(returned)
+            except (TypeError, ValueError, OverflowError):
+                raise RandomSourceError(f"{self.name}: deal {d}: returned {_kind(returned)}; expected None (the "
+                                        f"list shuffled in place) or the {deck_size} cards in a new order") from None
+        ordered = np.sort(decks, axis=1) == np.arange(deck_size)
+        if not ordered.all():
+            d = int(np.flatnonzero(~ordered.all(axis=1))[0])
+            raise RandomSourceError(f"{self.name}: deal {d} is not a new order of the cards 0..{deck_size - 1}: "
+                                    f"{decks[d].tolist()}")
+        return decks[:, :k].astype(np.uint8)
+
+
+def _callable_name(fn) -> str:
+    owner = getattr(fn, "__self__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    if owner is not None and not isinstance(owner, type) and "." not in name:
+        name = f"{type(owner).__name__}.{name}"  # a builtin bound method: numpy's, random's
+    return name
+
+
+def _kind(value) -> str:
+    size = f" of length {len(value)}" if hasattr(value, "__len__") else ""
+    return f"{type(value).__name__}{size}"
+
+
+OUTPUTS = ("bytes", "uint32", "decks", "shuffle")
+ACCEPTED_FORMS = (
+    "an object with random_bytes(n) -> n bytes or random_uint32(n) -> n words (its bits are tested, and "
+    "deals are made from them by the suite's unbiased Fisher-Yates); random.Random or random.SystemRandom; "
+    "numpy.random.Generator, BitGenerator or RandomState; an rng source (with deal_batch); or a function "
+    "with output='bytes' (fn(n) -> n bytes, the default), output='uint32' (fn(n) -> n words), "
+    "output='shuffle' (fn(deck) shuffles the list in place or returns it shuffled: its deals are tested, it "
+    "has no bits; or an object's own shuffle method) or output='decks' (fn(n_decks, k, deck_size) -> card array)")
+
+
+def as_source(obj, output: str | None = None):
+    """What a studio has, as a source the batteries read (module docstring); ``output`` says what
+    a function gives (default ``"bytes"``), or ``"shuffle"`` picks an object's own ``shuffle`` method.
+
+    Raises ``TypeError`` naming ``obj`` and the accepted forms (``ACCEPTED_FORMS``) for anything else.
+    """
+    if output is not None and output not in OUTPUTS:
+        raise TypeError(f"output={output!r}: expected one of {', '.join(map(repr, OUTPUTS))}")
+    if isinstance(obj, type):  # callable, and may have the methods, but they need an instance
+        raise TypeError(f"cannot test the class {obj.__qualname__}: pass an instance of it; expected {ACCEPTED_FORMS}")
+    if output == "shuffle":
+        shuffle = obj if callable(obj) else getattr(obj, "shuffle", None)
+        if callable(shuffle):
+            return ShuffleFunctionSource(shuffle)
+    elif output is None or callable(obj):
+        source = _object_source(obj) if output is None else None
+        if source is not None:
+            return source
+        if callable(obj):
+            return _function_source(obj, output)
+    raise TypeError(f"cannot test {_kind(obj)} {_short_repr(obj)}" + (f" with output={output!r}" if output else "")
+                    + f": expected {ACCEPTED_FORMS}")
+
+
+def _object_source(obj):
+    """The adapter of an RNG object, or None when ``obj`` is none of the objects we know."""
+    if isinstance(obj, (RandomSource, DeckSource)) or hasattr(obj, "deal_batch"):
+        return obj
+    if isinstance(obj, np.random.Generator):
+        return NumpySource(obj)
+    if isinstance(obj, np.random.BitGenerator):
+        return NumpySource(np.random.Generator(obj))
+    if isinstance(obj, np.random.RandomState):
+        return CallableSource(obj.bytes, "bytes", name="numpy RandomState.bytes (MT19937)")
+    if isinstance(obj, random.Random):  # SystemRandom too: its randbytes reads os.urandom
+        return CallableSource(obj.randbytes, "bytes", name=f"{type(obj).__name__}.randbytes")
+    for method, output in (("random_bytes", "bytes"), ("random_uint32", "uint32")):
+        if callable(getattr(obj, method, None)):
+            return CallableSource(getattr(obj, method), output, name=f"{type(obj).__name__}.{method}")
+    return None
+
+
+def _function_source(fn, output: str | None):
+    if output == "decks":
+        return DealFunctionSource(fn)
+    if output is None:  # the suite's own method names say what a bound method gives
+        output = "uint32" if getattr(fn, "__name__", "") == "random_uint32" else "bytes"
+    return CallableSource(fn, output)
+
+
+def _short_repr(obj, limit: int = 80) -> str:
+    text = repr(obj)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 # -- negative controls: generators and shuffles a certification must reject ---------------
@@ -422,7 +545,7 @@ class NaiveShuffle(DeckSource):
         return _apply_swaps(n_decks, deck_size, targets, k)
 
 
-class ClockSeededShuffle(DeckSource):
+class ClockSeededShuffle(ShuffleFunctionSource):
     """Each deck shuffled by ``random.Random(seed).shuffle`` with ``seed`` a 32-bit clock reading.
 
     Only 2^32 of the 52! orders can ever appear. The clock is read at unpredictable moments,
@@ -434,6 +557,7 @@ class ClockSeededShuffle(DeckSource):
     name = "shuffle seeded from a 32-bit clock"
 
     def __init__(self, clock_seed: int = 0, clock_values=None):
+        super().__init__(self._shuffle, self.name)
         self._clock = np.random.default_rng(clock_seed)
         self._values = None if clock_values is None else iter(clock_values)
 
@@ -445,13 +569,8 @@ class ClockSeededShuffle(DeckSource):
                 raise SourceExhaustedError(f"{self.name}: the given clock values are used up") from None
         return int(self._clock.integers(0, 2**32))
 
-    def deal_batch(self, n_decks: int, k: int = 52, deck_size: int = 52) -> np.ndarray:
-        out = np.empty((_check_count(n_decks), k), dtype=np.uint8)
-        for d in range(n_decks):
-            deck = list(range(deck_size))
-            random.Random(self._reading()).shuffle(deck)
-            out[d] = deck[:k]
-        return out
+    def _shuffle(self, deck: list) -> None:
+        random.Random(self._reading()).shuffle(deck)
 
 
 def modulo_biased_deal(source, n_decks: int, k: int = 52, deck_size: int = 52, word_bits: int = 8) -> np.ndarray:

@@ -130,3 +130,6 @@ def test_a_pass_over_a_small_sample_lists_the_tests_not_applied(tmp_path):
     result = run("--file", str(path), "--format", "decks")
     assert "not applicable" in result.output and "cards CardPosition" in result.output.split("not applicable")[1]
     assert "pass: sequences passing in the worst p-value series" in result.output  # the caption explains columns
+    # what was read: no bits from a file of decks, and its deals as the file deals them
+    assert "tested bits: not tested (none asked for)" in result.output
+    assert f"tested deals: card battery on 50 deals as deck file {path} deals them" in result.output

@@ -227,3 +227,21 @@ def test_clock_seeded_shuffle_repeats_decks_at_the_birthday_bound():
     decks = ClockSeededShuffle(clock_seed=1).deal_batch(300_000, k=52)
     repeats = len(decks) - len(np.unique(decks, axis=0))
     assert repeats >= 1  # expected ~10; a fair shuffle repeats with probability ~1e-57
+
+
+def test_a_studio_shuffle_deals_in_place_or_returned_and_a_wrong_deck_names_the_deal():
+    from rng.sources import ShuffleFunctionSource
+
+    reverse_in_place = ShuffleFunctionSource(lambda deck: deck.reverse())
+    assert reverse_in_place.deal_batch(2, k=3).tolist() == [[51, 50, 49], [51, 50, 49]]
+    rotated = ShuffleFunctionSource(lambda deck: deck[1:] + deck[:1])
+    assert rotated.deal_batch(1, k=5, deck_size=5).tolist() == [[1, 2, 3, 4, 0]]
+    calls = iter([list(range(52)), [0] * 52])
+    with pytest.raises(RandomSourceError, match=r"deal 1 is not a new order of the cards 0\.\.51: \[0, 0, "):
+        ShuffleFunctionSource(lambda deck: next(calls)).deal_batch(2)
+    with pytest.raises(RandomSourceError, match=r"deal 0: returned int; expected None"):
+        ShuffleFunctionSource(lambda deck: 7).deal_batch(1)
+    with pytest.raises(RandomSourceError, match=r"deal 0: returned list of length 51"):
+        ShuffleFunctionSource(lambda deck: deck[1:]).deal_batch(1)
+    with pytest.raises(TypeError, match="deals decks; it is not a source of bits"):
+        reverse_in_place.random_bytes(1)

@@ -158,15 +158,31 @@ def test_cli_unwritable_json_is_one_clear_error(tmp_path):
     assert res.exit_code == 2 and f"cannot write {blocker / 'out.json'}" in res.output
 
 
-def test_cli_output_to_a_pipe_keeps_each_line_whole(tmp_path):
+def _summary_line(output: str, label: str) -> str:
+    """The summary line of ``certify simulate``'s output: the line that names the spec."""
+    lines = [line for line in output.splitlines() if line.startswith(f"{label}: ")]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+def test_cli_output_to_a_pipe_keeps_each_line_whole(tmp_path, monkeypatch):
+    """A spec file at a long path, run from far above it: the summary line names it by its path
+    relative to the working folder and is never broken, whatever its length."""
     from click.testing import CliRunner
 
     from certify.cli import cli
+    from certify.spec import SPECS_DIR
 
-    res = CliRunner().invoke(cli, ["simulate", "casino_stud", "--rounds", "10", "--workers", "1",
+    deep = tmp_path.joinpath(*["a folder with a long name, ü"] * 6)
+    deep.mkdir(parents=True)
+    (deep / "casino_stud.yaml").write_bytes((SPECS_DIR / "casino_stud.yaml").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["simulate", str(deep / "casino_stud.yaml"), "--rounds", "10", "--workers", "1",
                                    "--checkpoint", str(tmp_path / "c.json")])
-    first = res.output.splitlines()[0]
-    assert "rounds, seed 1" in first and "rounds/s" in first
+    assert res.exit_code == 0, res.output
+    label = str((deep / "casino_stud.yaml").relative_to(tmp_path))
+    line = _summary_line(res.output, label)
+    assert len(line) > 200 and "rounds, seed 1" in line and "rounds/s" in line
     assert any("observed RTP" in line and "theoretical" in line for line in res.output.splitlines())
 
 
@@ -178,5 +194,5 @@ def test_a_resumed_run_prints_no_rate_over_rounds_it_did_not_play(tmp_path, caps
     resumed = sim.simulate("casino_stud", 2 * SMALL_CHUNK, seed=3, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt,
                            resume=True)
     print_simulation(resumed, None)
-    first = capsys.readouterr().out.splitlines()[0]
-    assert "2 of 2 chunks resumed from the checkpoint" in first and "rounds/s" not in first
+    line = _summary_line(capsys.readouterr().out, "casino_stud")  # a shipped spec: named by its name
+    assert "2 of 2 chunks resumed from the checkpoint" in line and "rounds/s" not in line

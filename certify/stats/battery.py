@@ -196,14 +196,31 @@ def card_battery(source, n_decks: int, small_decks: int, alpha: float = 0.01,
 DRAW_RANGE = (0, 51)  # what a game scales to before it deals: a card index
 
 
+DRAW_METHODS = {
+    "file": "the integers of the file, in its declared range",
+    "own": "the source's own scaling to [0, 51]",
+    "suite": "the suite's unbiased scaling (rng.bounded) of its words to [0, 51]",
+}
+
+
+def draw_method(source) -> str | None:
+    """Where the draws come from (a ``DRAW_METHODS`` key), or None when the source has none."""
+    if hasattr(source, "low") and hasattr(source, "high") and hasattr(source, "integers"):
+        return "file"
+    if hasattr(source, "integers"):
+        return "own"
+    return "suite" if _gives_bits(source) else None
+
+
 def draw_values(source, n: int) -> tuple[np.ndarray, int, int] | None:
     """``n`` scaled integers from ``source`` and their range, or None when it has none to give."""
-    if hasattr(source, "low") and hasattr(source, "high") and hasattr(source, "integers"):
-        return source.integers(n), source.low, source.high  # a file of integers
+    method = draw_method(source)
+    if method == "file":
+        return source.integers(n), source.low, source.high
     low, high = DRAW_RANGE
-    if hasattr(source, "integers"):
-        return np.asarray(source.integers(high - low + 1, n)) + low, low, high  # the source's own scaling
-    if _gives_bits(source):
+    if method == "own":
+        return np.asarray(source.integers(high - low + 1, n)) + low, low, high
+    if method == "suite":
         from rng.bounded import integers
 
         return integers(source, high - low + 1, n) + low, low, high
@@ -285,6 +302,28 @@ def _name(source) -> str:
     return str(getattr(source, "name", type(source).__name__))
 
 
+def what_was_tested(source, profile: Profile, bits_skipped: str | None, decks: bool, draws: bool) -> list[str]:
+    """What each battery read from ``source``, one line each (the result's ``tested``): the
+    bits read, the deals as the source deals them or as the suite deals from its words."""
+    from rng.base import RandomSource
+
+    name = _name(source)
+    if bits_skipped:
+        lines = [f"bits: not tested ({bits_skipped})"]
+    elif profile.bits and profile.sequences:
+        lines = [f"bits: SP 800-22 on {profile.sequences} x {profile.bits:,} bits read from {name}"]
+    else:
+        lines = ["bits: not tested (none asked for)"]
+    if decks:
+        dealt_by_suite = getattr(type(source), "deal_batch", None) is RandomSource.deal_batch
+        how = (f"dealt from the words of {name} by the suite's unbiased Fisher-Yates (rng.shuffle)" if dealt_by_suite
+               else f"as {name} deals them")
+        lines.append(f"deals: card battery on {profile.decks:,} deals {how}")
+    if draws:
+        lines.append(f"draws: {profile.draws:,} integers, {DRAW_METHODS[draw_method(source)]}")
+    return lines
+
+
 def _gives_bits(source) -> bool:
     try:
         source.random_bytes(0)
@@ -336,6 +375,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
         "alpha": alpha,
         "sp800_22": bit_results,
         "sp800_22_skipped": bits_skipped,
+        "tested": what_was_tested(source, chosen, bits_skipped, bool(card_results), bool(draw_results)),
         "cards": card_results,
         "draws": draw_results,
         "family": family.to_dict(),
@@ -390,8 +430,10 @@ def _verdict(member: dict[str, Any] | None) -> str:
 
 def failure_message(result: dict[str, Any]) -> str:
     """One paragraph naming the failing tests, their adjusted p-values and what they looked at."""
+    tested = "".join(f"\n    {line}" for line in result.get("tested", ()))
+    tested = f"\n  what was tested:{tested}" if tested else ""
     if result["passed"]:
-        return f"{result['source']}: all tests pass (family verdict, alpha {result['alpha']})"
+        return f"{result['source']}: all tests pass (family verdict, alpha {result['alpha']}){tested}"
     lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}):"]
     for member in result["family"]["members"]:
         if not member["rejected"]:
@@ -400,7 +442,7 @@ def failure_message(result: dict[str, Any]) -> str:
         entry = result["sp800_22"][name] if battery == "SP800-22" else result[battery][name]
         what = entry.get("looked_at") or f"{entry.get('applicable_sequences')} sequences"
         lines.append(f"  {member['name']}: adjusted p = {member['adjusted']:.3g} ({what})")
-    return "\n".join(lines)
+    return "\n".join(lines) + tested
 
 
 def write_json_atomic(path: str | Path, data: dict[str, Any]) -> Path:
