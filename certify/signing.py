@@ -37,6 +37,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
 from certify.atomic import atomic_write, atomic_write_many
+from certify.errors import CertifyError
 
 ALGORITHMS = ("ecdsa-p256", "rsa-3072")
 DEV_MARKER = "DEVELOPMENT KEY - NOT FOR SUBMISSION"
@@ -51,7 +52,7 @@ logging.getLogger("pyhanko").addHandler(logging.NullHandler())
 logging.getLogger("pyhanko_certvalidator").addHandler(logging.NullHandler())
 
 
-class SigningError(Exception):
+class SigningError(CertifyError):
     """A key, certificate or file problem before any signature exists (a usage error)."""
 
 
