@@ -11,13 +11,15 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from certify.errors import InputError
+
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 DECK_SIZE = 52
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 
 
-class CardError(ValueError):
+class CardError(InputError):
     """A card token or a set of cards is not what was expected."""
 
 

@@ -6,13 +6,69 @@ import sys
 
 import click
 
-from certify import __version__
+from certify import __version__, errors
+from certify.validate import MAX_CHUNK_ROUNDS, MAX_ROUNDS, MAX_WORKERS, check_amount, click_alpha, click_number
 
 
-class CertifyError(click.ClickException):
-    """A user-facing error: printed as one clear message, exit code 2."""
+# A command's own refusal is an input error (exit 2); it is mapped with every other error below.
+CertifyError = errors.InputError
+DEBUG_ENV = "CERTIFY_DEBUG"
 
-    exit_code = 2
+
+class _Refusal(click.ClickException):
+    """An error as the user sees it: one line on stderr and its exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """The one map from an error to the command's exit code: a ``certify.errors.CertifyError``
+    carries its own (input 2, failed verification 1); ``rng``'s errors (the certified module
+    imports nothing of ``certify``) and OS errors are input errors (2); anything unexpected is 2."""
+    if isinstance(exc, errors.CertifyError):
+        return exc.exit_code
+    return 2
+
+
+def _message(exc: BaseException) -> str:
+    from rng.base import RandomSourceError
+    from rng.sources import SourceFormatError
+
+    if isinstance(exc, (errors.CertifyError, RandomSourceError, SourceFormatError)):
+        text = str(exc)
+    elif isinstance(exc, OSError):
+        text = _os_reason(exc)
+    elif isinstance(exc, MemoryError):
+        text = "out of memory: ask for smaller samples"
+    else:
+        text = (f"internal error ({type(exc).__name__}: {exc}); run with --debug or {DEBUG_ENV}=1 for the "
+                "traceback, and please report it")
+    return " ".join(text.split("\n")[:1]) if not isinstance(exc, errors.CertifyError) else text
+
+
+class _CertifyGroup(click.Group):
+    """Maps every exception a command raises to a message and an exit code, in one place: no
+    traceback reaches a user unless asked for (--debug, or $CERTIFY_DEBUG=1)."""
+
+    def invoke(self, ctx: click.Context):
+        import os
+
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit,
+                KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if (ctx.params.get("debug") or os.environ.get(DEBUG_ENV, "") not in ("", "0")):
+                import traceback
+
+                traceback.print_exc()
+            raise _Refusal(_message(exc), exit_code_of(exc)) from exc
 
 
 def _writable_target(_ctx, param, value):
@@ -40,9 +96,15 @@ def _os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+SEED = click_number(0, 2**256 - 1, integer=True, why="a master seed of at most 256 bits")
+WORKERS = click_number(1, MAX_WORKERS, integer=True)
+DRAW_BOUND = click_number(-(2**62), 2**62, integer=True, why="the draw tests hold values as 64-bit integers")
+
+
+@click.group(cls=_CertifyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certify")
-def cli() -> None:
+@click.option("--debug", is_flag=True, help=f"Show the traceback of an unexpected error (or set {DEBUG_ENV}=1).")
+def cli(debug: bool) -> None:
     """Certify a casino table game: RNG, shuffle, game math, engine, procedures, signed report."""
 
 
@@ -75,12 +137,13 @@ def hand(cards: tuple[str, ...]) -> None:
                    "to compare row by row; exit 1 if a row lies outside the family-wise bound.")
 @click.option("--wager", "wager_name", default="main game", show_default=True,
               help="The wager --compare checks, by its name in the sheet.")
-@click.option("--published-samples", type=click.FloatRange(min=1), default=None,
+@click.option("--published-samples", type=click_number(1, 10**15, why="rounds behind a published table"), default=None,
               help="Rounds behind the published table, when it was simulated (adds its binomial SE).")
 def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: str | None,
             wager_name: str, published_samples: float | None) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
     import json
+    from decimal import Decimal, InvalidOperation
     from fractions import Fraction
 
     from certify.analysis import par_sheet
@@ -96,8 +159,8 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
             raise CertifyError(str(exc)) from exc
 
     try:
-        meter_value = None if meter is None else Fraction(meter)
-    except (ValueError, ZeroDivisionError):
+        meter_value = None if meter is None else Fraction(check_amount(Decimal(meter.strip()), "--meter", low=0))
+    except InvalidOperation:
         raise CertifyError(f"--meter: expected an amount such as 250000.00, got {meter!r}") from None
     try:
         sheet = par_sheet(load_spec(spec))
@@ -140,19 +203,21 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
 
 @cli.command()
 @click.argument("spec")
-@click.option("--rounds", type=click.IntRange(min=1), default=10_000_000, show_default=True, help="rounds to play")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG sub-streams")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="local worker processes [default: all cores]")
+@click.option("--rounds", type=click_number(1, MAX_ROUNDS, integer=True, why="money is tallied in 64-bit integers"),
+              default=10_000_000, show_default=True, help="rounds to play")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="master seed of the DRBG sub-streams")
+@click.option("--workers", type=WORKERS, default=None, help="local worker processes [default: all cores]")
 @click.option("--scheduler", default=None, help="address of a Dask distributed scheduler to run the chunks on")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="checkpoint file [default: reports/checkpoints/<spec>-<seed>-<rounds>.json]")
 @click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint")
-@click.option("--chunk-rounds", type=click.IntRange(min=1), default=None,
+@click.option("--chunk-rounds", type=click_number(1, MAX_CHUNK_ROUNDS, integer=True, why="decks a worker deals at once"),
+              default=None,
               help="rounds per chunk (part of the run's identity; default 131072)")
 @click.option("--fault", default=None, help="play a seeded fault (a negative control); see --list-faults")
 @click.option("--list-faults", is_flag=True, is_eager=True, expose_value=False, callback=_list_faults,
               help="list the seeded faults and exit")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
+@click.option("--alpha", type=click_alpha(), default=0.01, show_default=True)
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
@@ -179,7 +244,8 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
             result = sim.simulate(spec, rounds, seed, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
                                   chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update)
-        verification = sim.verify(result, par_sheet(game), alpha=alpha) if verify else None
+        verification = sim.verify(result, par_sheet(game), alpha=alpha, workers=workers or os.cpu_count() or 1,
+                                  scheduler=scheduler) if verify else None
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
         raise SystemExit(130)
@@ -417,22 +483,22 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
 @click.option("--file", "file_path", type=click.Path(dir_okay=False), default=None, help="an RNG output file to test")
 @click.option("--format", "file_format", type=click.Choice(["raw", "ascii-bits", "ints", "decks"]), default=None,
               help="format of --file: raw bytes, ASCII 0/1, integers in [--low, --high], one dealt deck a line")
-@click.option("--low", type=int, default=None, help="smallest value of an ints file")
-@click.option("--high", type=int, default=None, help="largest value of an ints file")
+@click.option("--low", type=DRAW_BOUND, default=None, help="smallest value of an ints file")
+@click.option("--high", type=DRAW_BOUND, default=None, help="largest value of an ints file")
 @click.option("--profile", type=click.Choice(["quick", "standard", "lab", "cards", "bits"]), default="standard",
               show_default=True, help="how much data each battery looks at (see certify.stats.battery.PROFILES)")
-@click.option("--bits", type=click.IntRange(min=8), default=None, help="bits per SP 800-22 sequence [profile: 1,000,000]")
-@click.option("--sequences", type=click.IntRange(min=0), default=None, help="SP 800-22 sequences [profile: 10]")
-@click.option("--decks", type=click.IntRange(min=0), default=None,
+@click.option("--bits", type=click_number(8, 10**9, integer=True), default=None, help="bits per SP 800-22 sequence [profile: 1,000,000]")
+@click.option("--sequences", type=click_number(0, 10**5, integer=True), default=None, help="SP 800-22 sequences [profile: 10]")
+@click.option("--decks", type=click_number(0, 10**8, integer=True), default=None,
               help="deals for the card battery [profile; a decks file: all of it; a bit file: 0]")
-@click.option("--small-decks", type=click.IntRange(min=0), default=None, help="4- and 5-card deals for the permutation test")
-@click.option("--draws", type=click.IntRange(min=0), default=None,
+@click.option("--small-decks", type=click_number(0, 10**8, integer=True), default=None, help="4- and 5-card deals for the permutation test")
+@click.option("--draws", type=click_number(0, 10**9, integer=True), default=None,
               help="scaled integers for the draw tests [profile; an ints file: all of it; other files: 0]")
 @click.option("--cards-per-deal", type=click.IntRange(5, 52), default=52, show_default=True,
               help="cards per line of a decks file (the first cards of a 52-card deck)")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="master seed of the DRBG")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.01, show_default=True)
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="processes for the SP 800-22 sequences [2, or 1 on one core]")
+@click.option("--seed", type=SEED, default=1, show_default=True, help="master seed of the DRBG")
+@click.option("--alpha", type=click_alpha(), default=0.01, show_default=True)
+@click.option("--jobs", type=WORKERS, default=None, help="processes for the SP 800-22 sequences [2, or 1 on one core]")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write every p-value as JSON")
 def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks, draws,
@@ -540,6 +606,8 @@ def _print_rng_table(result) -> None:
         console.print(f"SP 800-22 not run: {result['sp800_22_skipped']}")
     for line in result.get("tested", ()):
         console.print(f"tested {line}", markup=False)
+    if not result["family"]["passed"]:  # the confirmatory rule's two stages (certify.stats.multiple)
+        console.print(f"confirmation: {result['confirmation']['summary']}")
     verdict = "[bold green]PASS[/]" if result["passed"] else "[bold red]FAIL[/]: " + ", ".join(result["failing"])
     looked = [f"{profile['sequences']} x {profile['bits']:,} bits" if result["sp800_22"] else "",
               f"{profile['decks']:,} deals" if result["cards"] else "",
@@ -567,10 +635,10 @@ def spec_check(specs: tuple[str, ...]) -> None:
 @click.argument("spec")
 @click.option("--profile", type=click.Choice(["quick", "lab"]), default="quick", show_default=True,
               help="quick: minutes, CI-size samples; lab: lab sample sizes.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
+@click.option("--seed", type=SEED, default=None,
               help="Master seed (default: a fresh random seed, printed and committed in the report).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes [all cores].")
+@click.option("--workers", type=WORKERS, default=None, help="Local worker processes [all cores].")
 @click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
               help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
 @_KEY_DIR
@@ -588,17 +656,15 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
 
     from certify import signing
     from certify.report import ReportDataError
-    from certify.run import run
-    from certify.spec import SpecError, load_spec
+    from certify.run import PROFILES, preflight, run
+    from certify.spec import SpecError, load_spec, resolve_spec_path
 
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if issued_at is None and epoch is not None and not epoch.strip().isdigit():  # fail now, not after the run
-        raise CertifyError(f"SOURCE_DATE_EPOCH must be an integer of seconds since 1970, got {epoch!r}")
     try:
         load_spec(spec)  # a bad spec fails before a development key is created
+        preflight(resolve_spec_path(spec), PROFILES[profile], issued_at)  # so do pays the kernels cannot hold
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
                                        allow_insecure=allow_insecure_key)
         _warn_about_key(key)

@@ -109,7 +109,10 @@ def print_simulation(result, verification) -> None:
                       f"theoretical {100 * r['theoretical_rtp']:.4f}%")
     console.print(results_table("verification against the PAR sheet", verification.tests))
     fam = verification.family
-    failing = fam.failing + [t.name for t in verification.tests
-                             if t.applicable and t.pvalue is None and t.passed is False]
+    confirmed = verification.confirmation if verification.confirmation is not None else fam
+    failing = confirmed.failing + [t.name for t in verification.tests
+                                   if t.applicable and t.pvalue is None and t.passed is False]
+    if verification.confirmation is not None and not fam.passed:  # both stages of the confirmatory rule
+        console.print(f"confirmation: {verification.confirmation.summary()}")
     verdict = "[green]PASS[/green]" if verification.passed else f"[bold red]FAIL[/bold red] ({', '.join(failing)})"
     console.print(f"family verdict ({fam.method}, alpha {fam.alpha}): {verdict}")

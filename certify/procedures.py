@@ -57,8 +57,10 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 
 from certify.cards import CardError, cards_str, parse_cards
+from certify.errors import InputError
 from certify.games.base import IllegalAction, RoundResult
 from certify.spec import SpecError, _node_line, load_spec, read_yaml
+from certify.validate import check_amount
 
 FAMILY_WAGERS = {
     "stud": ("ante", "bet", "progressive"),
@@ -72,7 +74,7 @@ FAMILY_ACTIONS = {
 }
 
 
-class FixtureError(ValueError):
+class FixtureError(InputError):
     """A malformed fixture: the message names the file, the scenario and the field."""
 
 
@@ -87,7 +89,7 @@ def _amount(value: Any) -> Decimal:
         raise ValueError(f"expected an amount such as \"2.50\" or \"-1.00\", got {value!r}") from None
     if not amount.is_finite():
         raise ValueError(f"expected a finite amount, got {value!r}")
-    return amount
+    return check_amount(amount, "amount")
 
 
 Amount = Annotated[Decimal, BeforeValidator(_amount)]

@@ -31,6 +31,7 @@ from typing import Any, Callable
 import yaml
 
 from certify.report.identify import PROJECT_ROOT
+from certify.stats.multiple import CONFIRMATION_RULE
 from certify.stats.result import TestResult
 
 ALPHA = 0.01
@@ -154,14 +155,16 @@ def entropy_health_tests(nbytes: int, raw_source: Callable[[int], bytes] = os.ur
                        details={"failure": error} if error else {})]
 
 
-def _family(name: str, members: dict[str, float], alpha: float, what: str) -> dict[str, Any]:
-    from certify.stats.multiple import holm
-
-    verdict = holm(members, alpha)
-    worst = min((m["adjusted"] for m in verdict.members), default=1.0)
-    return TestResult(name=name, statistic=None, pvalue=worst, alpha=alpha, passed=verdict.passed,
-                      n=len(members), looked_at=f"{what}; smallest Holm-adjusted p-value shown",
-                      details={"failing": verdict.failing}).to_dict()
+def _family(name: str, confirmation: dict[str, Any], what: str) -> dict[str, Any]:
+    """The family verdict the statistics layer decided (``certify.stats.multiple.confirm``), as the
+    report's family result: its p-value is the confirmed one, so the verdict reads the same."""
+    return TestResult(name=name, statistic=None, pvalue=confirmation["pvalue"], alpha=confirmation["alpha"],
+                      n=len(confirmation["stage1"]["members"]),
+                      looked_at=f"{what}; {confirmation['summary']}",
+                      details={"failing": confirmation["failing"], "stage1": confirmation["stage1"],
+                               "stage2": confirmation["stage2"], "retested": confirmation["retested"],
+                               "unconfirmable": confirmation["unconfirmable"],
+                               "false_alarm_bound": confirmation["false_alarm_bound"]}).to_dict()
 
 
 def _sp800_22_results(battery: dict[str, Any], alpha: float) -> list[dict[str, Any]]:
@@ -181,15 +184,15 @@ def _sp800_22_results(battery: dict[str, Any], alpha: float) -> list[dict[str, A
         series = f"{len(entry['labels'])} p-value series" if len(entry["labels"]) > 1 else "one p-value"
         if seqs == 1:  # SP 800-22's own per-sequence decision: every p-value >= alpha
             first = applicable[0]
-            statistic, shown, passed = first["statistic"], first["pvalue"], bool(first["passed"])
+            statistic, shown = first["statistic"], first["pvalue"]
             looked = (f"{bits:,} bits of one sequence, {series}: {first.get('looked_at') or name}; "
                       f"battery p-value (SP 800-22 4.2 rules) {member:.4g}")
         else:
-            statistic, shown, passed = None, float(member), member >= alpha
+            statistic, shown = None, float(member)
             looked = (f"{entry['applicable_sequences']} of {seqs} sequences x {bits:,} bits, {series}; p: "
                       "Bonferroni minimum over the series of the SP 800-22 4.2 second-level p-values")
-        out.append(TestResult(name=name, statistic=statistic, pvalue=shown, alpha=alpha,
-                              passed=passed, n=bits * entry["applicable_sequences"],
+        out.append(TestResult(name=name, statistic=statistic, pvalue=shown, alpha=alpha,  # verdict: passes(p, alpha)
+                              n=bits * entry["applicable_sequences"],
                               pvalues=tuple(pvalues), looked_at=looked,
                               details={"battery_pvalue": member}).to_dict())
     return out
@@ -213,9 +216,9 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
     bit_tests = _sp800_22_results(result, alpha)
     draw_tests = [dict(entry, name=f"Scaled draws: {name}") for name, entry in (result.get("draws") or {}).items()]
     card_tests = [dict(entry, name=name) for name, entry in result["cards"].items()]
-    bit_members = {t["name"]: t["details"]["battery_pvalue"] for t in bit_tests if t["applicable"]}
-    bit_members.update({t["name"]: t["pvalue"] for t in draw_tests if t["applicable"] and t["pvalue"] is not None})
-    card_members = {t["name"]: t["pvalue"] for t in card_tests if t["applicable"] and t["pvalue"] is not None}
+    members = len(result["family"]["members"])
+    family = _family("RNG, shuffle and draw batteries (Holm-Bonferroni, confirmed on fresh data)",
+                     result["confirmation"], f"one family over the {members} tests of the three batteries")
     p = result["profile"]
     rng = {
         "description": {
@@ -227,9 +230,7 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
             "Scaling": "rng.bounded: unbiased integers in [0, n) by rejection, never modulo",
         },
         "tests": bit_tests + draw_tests, "kat": kat, "health": health,
-        "family": _family("SP 800-22 battery (Holm-Bonferroni)" if not draw_tests else
-                          "SP 800-22 and scaled-draw batteries (Holm-Bonferroni)", bit_members, alpha,
-                          f"the {len(bit_members)} tests' p-values") if bit_members else None,
+        "family": family,
         "notes": [result["method"]],
     }
     shuffle = {
@@ -238,8 +239,7 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
             "Decks": f"{p['decks']:,} deals of 52 cards; {p['small_decks']:,} deals of 4- and of 5-card decks",
         },
         "tests": card_tests,
-        "family": _family("Card and shuffle battery (Holm-Bonferroni)", card_members, alpha,
-                          f"the {len(card_members)} card tests' p-values") if card_members else None,
+        "family": family,  # one family over the three batteries: the shuffle's tests are members
     }
     sizes = {"SP 800-22 bits per sequence": p["bits"], "SP 800-22 sequences": p["sequences"],
              "scaled draws": p.get("draws", 0),
@@ -269,7 +269,7 @@ def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: floa
         raise PartMissing(f"certify.simulate is not available ({exc})") from exc
     progress(f"Simulation: {rounds:,} rounds on {workers} worker(s)")
     result = sim.simulate(spec_path, rounds, seed, workers=workers)
-    verification = sim.verify(result, par, alpha)
+    verification = sim.verify(result, par, alpha, workers=workers)
     main = result.kernel.wagers[0]
     sheet = sim.par_wager(par, main.name)
     counts = dict(zip(main.events, (int(c) for c in result.counts(main.name))))
@@ -277,7 +277,6 @@ def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: floa
     n = sum(counts.values())
     chi = next(t for t in verification.tests if t.name == f"{main.name}: outcome frequencies")
     r = verification.rtp[main.name]
-    statistical = {t.name: t.pvalue for t in verification.tests if t.applicable and t.pvalue is not None}
     return {
         "rounds": result.rounds,
         "categories": categories,
@@ -286,10 +285,11 @@ def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: floa
         "chi_square": chi.to_dict(),
         "rtp": {"observed": r["observed_rtp"], "theoretical": r["theoretical_rtp"], "ci_low": r["ci_low"],
                 "ci_high": r["ci_high"], "confidence": r["ci_level"],
-                "passed": bool(r["ci_low"] <= r["theoretical_rtp"] <= r["ci_high"])},
+                "passed": r["passed"]},  # the simulation's RTP test decides (certify.stats.gof.mean_return_test)
         "tests": [t.to_dict() for t in verification.tests],
-        "family": _family("Simulation tests (Holm-Bonferroni)", statistical, alpha,
-                          f"the {len(statistical)} statistical tests of the simulation"),
+        "family": _family("Simulation tests (Holm-Bonferroni, confirmed on fresh chunks)",
+                          verification.confirmation.to_dict(),
+                          f"the {len(verification.family.members)} statistical tests of the simulation"),
         "wager_tallied": f"{main.name} (PAR sheet wager: {sheet.name})",
         "chunks": f"{len(result.per_chunk)} chunks of {result.config.chunk_rounds:,} rounds, chunk i from "
                   "stream (master seed, i)",
@@ -317,13 +317,24 @@ def issued_at_or_now(issued_at: datetime | None = None) -> datetime:
     """The report's time stamp: given, else ``$SOURCE_DATE_EPOCH`` (reproducible builds), else now."""
     if issued_at is not None:
         return issued_at if issued_at.tzinfo else issued_at.replace(tzinfo=timezone.utc)
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        try:
-            return datetime.fromtimestamp(int(epoch), timezone.utc)
-        except ValueError as exc:
-            raise ValueError(f"SOURCE_DATE_EPOCH must be an integer of seconds, got {epoch!r}") from exc
+    from certify.validate import source_date_epoch
+
+    epoch = source_date_epoch()  # checked: whole seconds up to the year 9999 (InputError otherwise)
+    if epoch is not None:
+        return datetime.fromtimestamp(epoch, timezone.utc)
     return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def preflight(spec_path: Path, profile: RunProfile, issued_at: datetime | None = None) -> None:
+    """Every check that can fail before the minutes of work: the report date, the kernel's
+    integer tables (pays the 64-bit tallies can hold) and the simulation size."""
+    from certify.simulate import engine_kernel
+    from certify.validate import check_rounds, source_date_epoch
+
+    if issued_at is None:
+        source_date_epoch()
+    check_rounds(profile.rounds, f"profile {profile.name}: rounds")
+    engine_kernel(str(spec_path), None)
 
 
 def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
@@ -342,6 +353,7 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
     chosen = PROFILES[profile]
     game = load_spec(spec)
     spec_path = resolve_spec_path(spec)
+    preflight(spec_path, chosen, issued_at)
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "big")
     workers = workers or os.cpu_count() or 1
@@ -389,8 +401,10 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
         issued_at=issued_at_or_now(issued_at),
         methodology={
             "alpha": ALPHA, "profile": chosen.name,
-            "multiple_testing": "Holm-Bonferroni within each battery (SP 800-22; card and shuffle; simulation); "
-                                "exact checks (known answers, payouts) must pass without allowance",
+            "multiple_testing": "Holm-Bonferroni over each family (the RNG, shuffle and draw batteries; the "
+                                "simulation); exact checks (known answers, payouts) must pass without allowance",
+            "confirmation": CONFIRMATION_RULE + " This run has two families, so a fair source and engine fail "
+                            f"it with probability at most 2 x alpha^2 = {2 * ALPHA * ALPHA:g}.",
             "sample_sizes": sizes,
             "seeds": [{"purpose": "master seed: RNG battery stream 0, simulation chunk streams", "value": seed,
                        "commitment": seed_commitment(seed)}],

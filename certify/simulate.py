@@ -27,8 +27,10 @@ from pathlib import Path
 import numpy as np
 
 from certify.atomic import atomic_write
+from certify.errors import InputError
 from certify.games.kernels import Kernel, kernel_for
 from certify.spec import load_spec, parse_spec, read_yaml, resolve_spec_path
+from certify.validate import MAX_CHUNK_ROUNDS, check_number, check_rounds, env_number
 
 CHUNK_ROUNDS = 1 << 17  # part of the reproducibility contract: chunk i always holds these rounds
 CHECKPOINT_VERSION = 1
@@ -84,7 +86,7 @@ def _bonus_kept(kernel: Kernel) -> None:
 
 
 
-class SimulationError(RuntimeError):
+class SimulationError(InputError, RuntimeError):
     """A simulation cannot run as asked (bad resume, unknown fault, mismatched checkpoint)."""
 
 
@@ -99,17 +101,21 @@ class RunConfig:
     seed: int
     chunk_rounds: int = CHUNK_ROUNDS
     fault: str | None = None
+    first_chunk: int = 0  # > 0: a confirmation run on the fresh sub-streams after another run's chunks
 
     @property
     def chunks(self) -> list[tuple[int, int]]:
         full, rest = divmod(self.rounds, self.chunk_rounds)
         sizes = [self.chunk_rounds] * full + ([rest] if rest else [])
-        return list(enumerate(sizes))
+        return list(enumerate(sizes, start=self.first_chunk))
 
     def identity(self) -> dict:
-        return {"spec_sha256": self.spec_sha256, "rounds": self.rounds, "seed": self.seed,
-                "chunk_rounds": self.chunk_rounds, "fault": self.fault,
-                "checkpoint_version": CHECKPOINT_VERSION}
+        identity = {"spec_sha256": self.spec_sha256, "rounds": self.rounds, "seed": self.seed,
+                    "chunk_rounds": self.chunk_rounds, "fault": self.fault,
+                    "checkpoint_version": CHECKPOINT_VERSION}
+        if self.first_chunk:
+            identity["first_chunk"] = self.first_chunk
+        return identity
 
 
 def file_sha256(path: str | Path) -> str:
@@ -275,17 +281,20 @@ def _sum(tallies: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, scheduler=None,
              checkpoint: str | Path | None = None, resume: bool = False, fault: str | None = None,
-             chunk_rounds: int = CHUNK_ROUNDS, progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+             chunk_rounds: int = CHUNK_ROUNDS, progress: Callable[[int, int], None] | None = None,
+             first_chunk: int = 0) -> SimulationResult:
     """Play ``rounds`` rounds of ``spec`` from master seed ``seed`` and tally them.
 
     ``workers`` local processes, or ``scheduler`` (a Dask scheduler address or Client). With a
     ``checkpoint`` path, finished chunks are saved as they come in; ``resume`` loads them first.
-    ``progress(rounds_done, rounds_total)`` is called as chunks finish.
+    ``progress(rounds_done, rounds_total)`` is called as chunks finish. ``first_chunk`` shifts the
+    chunk indices (and so the DRBG sub-streams): the confirmation of a failed verification plays
+    fresh chunks after the original run's.
     """
-    if rounds <= 0:
-        raise SimulationError(f"rounds must be a positive integer, got {rounds}")
+    check_rounds(rounds)
+    check_number(chunk_rounds, "chunk_rounds", low=1, high=MAX_CHUNK_ROUNDS, integer=True)
     path = resolve_spec_path(spec)
-    config = RunConfig(str(path), file_sha256(path), int(rounds), int(seed), int(chunk_rounds), fault)
+    config = RunConfig(str(path), file_sha256(path), int(rounds), int(seed), int(chunk_rounds), fault, int(first_chunk))
     kernel = engine_kernel(config.spec_path, fault)
     ckpt = Path(checkpoint) if checkpoint else None
     done: dict[int, dict] = load_checkpoint(ckpt, config) if (resume and ckpt) else {}
@@ -295,7 +304,7 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
     todo = [(i, n) for i, n in config.chunks if i not in done]
     sizes = dict(config.chunks)
     finished = resumed_rounds = sum(sizes[i] for i in done)
-    save_every = float(os.environ.get("CERTIFY_CHECKPOINT_EVERY_S", CHECKPOINT_EVERY_S))
+    save_every = env_number("CERTIFY_CHECKPOINT_EVERY_S", integer=False, default=CHECKPOINT_EVERY_S, low=0, high=86400)
     start = time.perf_counter()
     last_save = start
     if progress:
@@ -320,19 +329,28 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
 # ------------------------------------------------------------------------------ verification
 @dataclass
 class Verification:
-    """The verdicts of a simulation against the PAR sheet."""
+    """The verdicts of a simulation against the PAR sheet, as the statistics layer decided them:
+    each test's own (``TestResult``), the family's under the confirmatory rule
+    (``certify.stats.multiple.confirm``), and the exact checks, which must pass outright."""
 
     tests: list  # TestResult
-    family: object  # certify.stats.multiple.FamilyVerdict over the statistical tests
-    rtp: dict  # per wager: observed and theoretical RTP, the observed CI
+    family: object  # certify.stats.multiple.FamilyVerdict over the statistical tests (stage 1)
+    rtp: dict  # per wager: observed and theoretical RTP, the CI of the RTP test
+    confirmation: object = None  # certify.stats.multiple.ConfirmedVerdict (None: stage 1 alone)
+
+    @property
+    def exact_checks_pass(self) -> bool:
+        return all(t.passed for t in self.tests if t.applicable and t.pvalue is None)
 
     @property
     def passed(self) -> bool:
-        return self.family.passed and all(t.passed for t in self.tests if t.applicable and t.pvalue is None)
+        family = self.confirmation if self.confirmation is not None else self.family
+        return family.passed and self.exact_checks_pass
 
     def to_dict(self) -> dict:
         return {"passed": self.passed, "tests": [t.to_dict() for t in self.tests],
-                "family": self.family.to_dict(), "rtp": self.rtp}
+                "family": self.family.to_dict(), "rtp": self.rtp,
+                "confirmation": None if self.confirmation is None else self.confirmation.to_dict()}
 
 
 def par_wager(par, wager: str):
@@ -378,25 +396,17 @@ def _payout_conformance(name: str, wager, rows, counts, money, alpha: float):
 
 
 def _rtp_test(name: str, wager, sheet, counts, money, alpha: float):
-    from scipy.stats import norm
+    from certify.stats.gof import mean_return_test
 
-    from certify.stats.result import TestResult
-
-    n = int(counts.sum())
     nets = wager.scaled_nets.astype(np.float64) / wager.scale
-    mean = float(money.sum()) / wager.scale / n
-    sd_obs = float(np.sqrt(max((counts * nets * nets).sum() / n - mean * mean, 0.0)))
-    theo = float(sheet.expected_return)
-    sd = sheet.std_dev
-    z = (mean - theo) / (sd / np.sqrt(n)) if sd > 0 else 0.0
-    p = float(2 * norm.sf(abs(z)))
-    half = float(norm.ppf(1 - alpha / 2)) * sd_obs / np.sqrt(n)
-    rtp = {"rounds": n, "observed_rtp": 1 + mean, "theoretical_rtp": 1 + theo,
-           "ci_level": 1 - alpha, "ci_low": 1 + mean - half, "ci_high": 1 + mean + half,
-           "observed_std_dev": sd_obs, "theoretical_std_dev": sd}
-    return TestResult(name=f"{name}: RTP", statistic=float(z), pvalue=p, alpha=alpha, passed=p >= alpha, n=n,
-                      looked_at="mean net result per round against the exact expectation (z test, "
-                                "theoretical standard deviation)", details=rtp), rtp
+    test = mean_return_test(counts, nets, float(sheet.expected_return), sheet.std_dev, alpha=alpha,
+                            name=f"{name}: RTP")
+    d = test.details
+    rtp = {"rounds": d["rounds"], "observed_rtp": 1 + d["observed_mean"], "theoretical_rtp": 1 + d["expected_mean"],
+           "ci_level": d["ci_level"], "ci_low": 1 + d["ci_low"], "ci_high": 1 + d["ci_high"],
+           "observed_std_dev": d["observed_std_dev"], "theoretical_std_dev": d["theoretical_std_dev"],
+           "passed": test.passed}
+    return test, rtp
 
 
 def _batch_uniformity(result: SimulationResult, wager, sheet, alpha: float):
@@ -417,13 +427,23 @@ def _batch_uniformity(result: SimulationResult, wager, sheet, alpha: float):
                                          f"{len(pvalues)} batches; uniformity needs at least {UNIFORMITY_MIN_SEQUENCES}")
     level = second_level(pvalues, alpha=alpha, name=name)
     return TestResult(name=name, statistic=None, pvalue=level.uniformity_pvalue, alpha=alpha,
-                      passed=level.uniformity_pvalue >= alpha, n=len(pvalues), dof=9,
+                      n=len(pvalues), dof=9,
                       looked_at=f"the outcome chi-square p-values of the {len(pvalues)} chunks, 10 bins",
                       details={"histogram": list(level.histogram)})
 
 
-def verify(result: SimulationResult, par, alpha: float = 0.01) -> Verification:
-    """Every check of the simulated tallies against the exact PAR sheet."""
+def verify(result: SimulationResult, par, alpha: float = 0.01, *, confirm_failures: bool = True,
+           workers: int = 1, scheduler=None) -> Verification:
+    """Every check of the simulated tallies against the exact PAR sheet.
+
+    When the family of statistical tests fails, the confirmatory rule
+    (``certify.stats.multiple.CONFIRMATION_RULE``) plays the same number of rounds again on fresh
+    chunks (DRBG sub-streams after this run's) and repeats the failing tests on them
+    (``confirm_failures=False``: stage 1 alone)."""
+    from certify.stats.multiple import confirm
+    from certify.validate import check_alpha
+
+    alpha = check_alpha(alpha)
     from certify.analysis.frequencies import five_card_category_counts, seven_card_category_counts
     from certify.hands import CATEGORY_NAMES
     from certify.stats.cards import card_position_table
@@ -450,7 +470,26 @@ def verify(result: SimulationResult, par, alpha: float = 0.01) -> Verification:
     main = result.kernel.wagers[0]
     tests.append(_batch_uniformity(result, main, par_wager(par, main.name), alpha))
     statistical = {t.name: t.pvalue for t in tests if t.applicable and t.pvalue is not None}
-    return Verification(tests, holm(statistical, alpha), rtp)
+    family = holm(statistical, alpha)
+    retest = _fresh_retest(result, par, alpha, workers, scheduler) if confirm_failures else None
+    return Verification(tests, family, rtp, confirm(family, retest) if confirm_failures else None)
+
+
+def _fresh_retest(result: SimulationResult, par, alpha: float, workers: int, scheduler):
+    """Stage 2: the same rounds on the chunks after this run's (fresh, independent sub-streams)."""
+    config = result.config
+
+    def retest(names: list[str]):
+        fresh = simulate(config.spec_path, config.rounds, config.seed, workers=workers, scheduler=scheduler,
+                         fault=config.fault, chunk_rounds=config.chunk_rounds,
+                         first_chunk=config.first_chunk + len(config.chunks))
+        again = verify(fresh, par, alpha, confirm_failures=False)
+        chosen = [t for t in again.tests if t.name in names and t.applicable and t.pvalue is not None]
+        return {t.name: t.pvalue for t in chosen}, [dict(t.to_dict(), chunks=f"{fresh.config.first_chunk}.."
+                                                         f"{fresh.config.first_chunk + len(fresh.config.chunks) - 1}")
+                                                    for t in chosen]
+
+    return retest
 
 
 def result_to_dict(result: SimulationResult, verification: Verification | None = None) -> dict:

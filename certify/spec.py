@@ -70,6 +70,9 @@ from pydantic import (
     model_validator,
 )
 
+from certify.errors import InputError
+from certify.validate import check_amount
+
 SPECS_DIR = Path(__file__).resolve().parent.parent / "specs"
 
 HAND_KEYS: tuple[str, ...] = (
@@ -94,7 +97,7 @@ RANK_TOKENS = {"2": 0, "3": 1, "4": 2, "5": 3, "6": 4, "7": 5, "8": 6, "9": 7, "
                "J": 9, "Q": 10, "K": 11, "A": 12}
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """A spec that cannot be used; the message names the file, field path and expectation."""
 
 
@@ -124,7 +127,7 @@ def _to_decimal(value: Any) -> Any:
             raise ValueError(f"expected a decimal amount such as \"2.50\", got {value!r}") from None
         if not result.is_finite():
             raise ValueError(f"expected a finite amount, got {value!r}")
-        return result
+        return check_amount(result, "amount")
     raise ValueError(f"expected a decimal amount such as \"2.50\", got {type(value).__name__}")
 
 
@@ -147,7 +150,7 @@ def _number(value: Any, what: str) -> Decimal:
         raise ValueError(f"expected {what}, got {value!r}") from None
     if not number.is_finite():
         raise ValueError(f"expected {what}, got {value!r}")
-    return number
+    return check_amount(number, what.split(" as ")[0])
 
 
 def _odds(value: Any) -> Decimal:

@@ -29,9 +29,11 @@ from pathlib import Path
 from statistics import NormalDist
 
 from certify.analysis.par import WagerSheet
+from certify.errors import InputError
+from certify.validate import check_number
 
 
-class CompareError(ValueError):
+class CompareError(InputError):
     """A published table that cannot be read or does not match the sheet's rows."""
 
 
@@ -116,6 +118,9 @@ def critical_z(rows: int, level: float) -> float:
 
 def compare(wager: WagerSheet, published: list[PublishedRow], published_samples: float | None = None,
             level: float = 0.99, source: str = "published table") -> list[RowComparison]:
+    if published_samples is not None:
+        check_number(published_samples, "published samples", low=1, high=10**15, why="rounds behind the table")
+    check_number(level, "level", low=0, high=1, low_open=True, high_open=True)
     ours = {r.event: r for r in wager.rows}
     bound = critical_z(len(published), level)
     out = []
@@ -135,7 +140,7 @@ def compare(wager: WagerSheet, published: list[PublishedRow], published_samples:
         total_se = math.hypot(se, their_se)
         z = 0.0 if gap == 0 else (math.inf if total_se == 0 else gap / total_se)
         out.append(RowComparison(row, p, se, their_se, math.copysign(z, row.probability - p),
-                                 abs(z) > bound))
+                                 not abs(z) <= bound))  # fail closed: a NaN z is outside
     return out
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from certify import hands
+from certify.errors import InputError
 
 N_RANKS = hands.N_RANKS
 CYCLE_STAND = comb(52, 5) * comb(47, 5) * comb(42, 5)  # (P, D1, X), X dealt whether used or not
@@ -42,7 +43,7 @@ COLOURINGS3 = np.array([64, 48, 36, 24], np.int64)
 BLOCKS = 64  # the outer profiles are split into this many blocks, each with its own tallies
 
 
-class ExactError(ValueError):
+class ExactError(InputError):
     """A rule this exact method does not cover."""
 
 

@@ -24,13 +24,15 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
+from certify.errors import InputError
+
 Number = Fraction | float
 
 CONFIDENCE_LEVELS = (0.90, 0.95, 0.99)
 BAND_ROUNDS = tuple(10**k for k in range(3, 10))  # 10^3 .. 10^9 rounds
 
 
-class ParError(ValueError):
+class ParError(InputError):
     """A return table that cannot be a probability distribution (negative, not summing to one)."""
 
 

@@ -16,12 +16,13 @@ from decimal import ROUND_DOWN, Decimal
 from typing import Any, Iterable, Mapping
 
 from certify.cards import cards_str
+from certify.errors import InputError
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0")
 
 
-class IllegalAction(ValueError):
+class IllegalAction(InputError):
     """A wager or action the rules do not allow; ``reason`` says which rule."""
 
     def __init__(self, reason: str):

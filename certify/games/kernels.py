@@ -25,12 +25,14 @@ from math import lcm
 import numpy as np
 from numba import njit
 
+from certify.errors import InputError
 from certify.hands import CATEGORY_NAMES, best6_nb, eval5_nb, eval7_nb
+from certify.validate import MAX_NET_UNITS, MAX_ROUNDS
 
 N_CATEGORIES = len(CATEGORY_NAMES)
 
 
-class KernelError(ValueError):
+class KernelError(InputError):
     """The spec asks for something the bulk kernel does not play."""
 
 
@@ -55,6 +57,17 @@ class WagerEvents:
     events: list[str]
     nets: list[Fraction]
     scale: int = 1
+
+    def __post_init__(self) -> None:
+        # money is tallied as count x scaled net in int64, summed over up to MAX_ROUNDS rounds
+        for event, net in zip(self.events, self.nets):
+            units = abs(net * self.scale)
+            if units > MAX_NET_UNITS:
+                raise KernelError(
+                    f"wager {self.name!r}, event {event!r}: a net result of {net} wagers is {units} money units "
+                    f"(1/{self.scale} of a wager); the kernels tally money in 64-bit integers over up to "
+                    f"{MAX_ROUNDS:,} rounds, so a round may net at most {MAX_NET_UNITS:,} units "
+                    f"((2^63 - 1) // {MAX_ROUNDS:,}): lower the pay or use fewer decimals")
 
     @property
     def scaled_nets(self) -> np.ndarray:
@@ -359,4 +372,7 @@ def kernel_for(spec) -> Kernel:
         build = _BUILDERS[spec.family]
     except KeyError:
         raise KernelError(f"{spec.name}: no bulk kernel for family {spec.family!r}") from None
-    return build(spec)
+    try:
+        return build(spec)
+    except KernelError as exc:
+        raise KernelError(f"{spec.name}: {exc}") from None

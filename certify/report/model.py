@@ -26,6 +26,9 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
+from certify.errors import InputError
+from certify.stats.result import passes
+
 SCHEMA = "certify-report/1"
 
 # Sections a certification needs; each one not run keeps the verdict from PASS.
@@ -44,7 +47,7 @@ VERDICT_PASS, VERDICT_FAIL, VERDICT_INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class ReportDataError(ValueError):
+class ReportDataError(InputError):
     """Report input that does not fit the schema; the message names the field."""
 
 
@@ -149,6 +152,9 @@ def normalise_test(raw: Any, path: str) -> dict[str, Any]:
     passed = d.get("passed")
     if applicable and not isinstance(passed, bool):
         _fail(f"{path}.passed", "true or false for an applicable test", passed)
+    if applicable and pvalue is not None and passed != passes(pvalue, d["alpha"]):
+        # the statistics layer decides (certify.stats.result.passes); a contradiction is refused
+        _fail(f"{path}.passed", f"{passes(pvalue, d['alpha'])} for p = {pvalue} at alpha {d['alpha']}", passed)
     d["applicable"] = applicable
     d["verdict"] = "not applicable" if not applicable else (PASS if passed else FAIL)
     d.setdefault("n", None)

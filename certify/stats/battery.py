@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from certify.stats import cards
-from certify.stats.multiple import holm, member_pvalue, second_level
+from certify.stats.multiple import CONFIRMATION_RULE, Unconfirmable, confirm, holm, member_pvalue, second_level
 from certify.stats.result import TestResult
+from certify.validate import check_alpha
 
 SCHEMA = "certify.rng/1"
 PARALLEL_MIN_BITS = 2_000_000  # below this, starting worker processes costs more than it saves
@@ -267,6 +268,10 @@ def file_source(path: str | Path, fmt: str, *, low: int | None = None, high: int
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FILE_FORMATS)}")
     if fmt == "ints" and (low is None or high is None):
         raise ValueError("--format ints needs the declared range: --low and --high")
+    if fmt == "ints":  # a range the draw tests cannot tally fails before the file is read
+        from certify.stats.draws import check_draws
+
+        check_draws(np.zeros(0, dtype=np.int64), low, high)
     if not Path(path).is_file():
         raise ValueError(f"{path}: no such file")
     return sources.open_file(path, FILE_FORMATS[fmt], low=low, high=high, cards_per_deck=cards_per_deal)
@@ -332,20 +337,9 @@ def _gives_bits(source) -> bool:
     return True
 
 
-def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0.01, jobs: int = 1,
-                bits: int | None = None, sequences: int | None = None, decks: int | None = None,
-                small_decks: int | None = None, draws: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
-                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the batteries of ``profile`` on ``source``; return the plain-data result (module docstring).
-
-    ``result["passed"]`` is the family verdict; ``result["family"]["failing"]`` names the tests
-    that failed it.
-    """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,
-                             draws=draws)
-    started = time.perf_counter()
+def _batteries(source, chosen: Profile, alpha: float, jobs: int, cards_per_deal: int,
+               progress: Callable[[str], None] | None):
+    """The three batteries of ``chosen`` on the source's next data: (bit, card, draw results, skip reason)."""
     bit_results: dict[str, dict[str, Any]] = {}
     bits_skipped = None
     if chosen.bits and chosen.sequences:
@@ -356,7 +350,11 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
     card_results = card_battery(source, chosen.decks, chosen.small_decks, alpha, progress, cards_per_deal) \
         if chosen.decks else {}
     draw_results = draw_battery(source, chosen.draws, alpha) if chosen.draws else {}
+    return bit_results, card_results, draw_results, bits_skipped
 
+
+def _members(bit_results, card_results, draw_results) -> dict[str, float]:
+    """The family's members and their p-values (module docstring of certify.stats.multiple)."""
     members: dict[str, float] = {}
     for name, entry in bit_results.items():
         if entry["member_pvalue"] is not None:
@@ -365,9 +363,60 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
         for name, entry in results.items():
             if entry["applicable"]:
                 members[f"{battery_name}/{name}"] = entry["pvalue"]
+    return members
+
+
+def _fresh_retest(source, chosen: Profile, alpha: float, jobs: int, cards_per_deal: int,
+                  progress: Callable[[str], None] | None):
+    """Stage 2 of the confirmatory rule: the batteries holding the failing members, again, on the
+    source's next (fresh, non-overlapping) output at the same sizes."""
+    from rng.base import RandomSourceError
+
+    def retest(names: list[str]):
+        need = {name.split("/", 1)[0] for name in names}
+        fresh = replace(chosen, sequences=chosen.sequences if "SP800-22" in need else 0,
+                        decks=chosen.decks if "cards" in need else 0,
+                        small_decks=chosen.small_decks if "cards" in need else 0,
+                        draws=chosen.draws if "draws" in need else 0)
+        if progress:
+            progress(f"confirmation on fresh data: {', '.join(names)}")
+        try:
+            bit, card, draw, _ = _batteries(source, fresh, alpha, jobs, cards_per_deal, progress)
+        except RandomSourceError as exc:
+            raise Unconfirmable(f"the source has no fresh data: {exc}") from None
+        members = _members(bit, card, draw)
+        by_member = {f"SP800-22/{n}": {"name": n, "member_pvalue": e["member_pvalue"]} for n, e in bit.items()}
+        by_member.update({f"cards/{n}": e for n, e in card.items()})
+        by_member.update({f"draws/{n}": e for n, e in draw.items()})
+        return ({n: members[n] for n in names if n in members},
+                [dict(by_member[n], member=n) for n in names if n in by_member])
+
+    return retest
+
+
+def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0.01, jobs: int = 1,
+                bits: int | None = None, sequences: int | None = None, decks: int | None = None,
+                small_decks: int | None = None, draws: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
+                progress: Callable[[str], None] | None = None, confirm_failures: bool = True) -> dict[str, Any]:
+    """Run the batteries of ``profile`` on ``source``; return the plain-data result (module docstring).
+
+    ``result["family"]`` is the stage-1 family verdict; ``result["confirmation"]`` applies the
+    confirmatory rule (``certify.stats.multiple.CONFIRMATION_RULE``: members that fail are repeated
+    on the source's next, fresh output) and ``result["passed"]`` / ``result["failing"]`` are its
+    verdict. ``confirm_failures=False`` gives the stage-1 verdict alone.
+    """
+    alpha = check_alpha(alpha)
+    chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,
+                             draws=draws)
+    started = time.perf_counter()
+    bit_results, card_results, draw_results, bits_skipped = _batteries(source, chosen, alpha, jobs, cards_per_deal,
+                                                                       progress)
+    members = _members(bit_results, card_results, draw_results)
     if not members:
         raise ValueError("no applicable test: give more bits, decks or draws")
     family = holm(members, alpha)
+    retest = _fresh_retest(source, chosen, alpha, jobs, cards_per_deal, progress) if confirm_failures else None
+    verdict = confirm(family, retest)
     return {
         "schema": SCHEMA,
         "source": source_label or _name(source),
@@ -379,19 +428,22 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
         "cards": card_results,
         "draws": draw_results,
         "family": family.to_dict(),
-        "passed": family.passed,
-        "failing": family.failing,
+        "confirmation": verdict.to_dict(),
+        "passed": verdict.passed,
+        "failing": verdict.failing,
         "seconds": round(time.perf_counter() - started, 3),
         "method": ("Holm-Bonferroni over the tests of both batteries at alpha; an SP 800-22 test over m "
                    "sequences enters with the Bonferroni minimum of, per p-value series, m x its smallest "
                    "p-value, the exact binomial tail of its failure count (SP 800-22 4.2.1) and, for m >= 55, "
-                   "the 4.2.2 uniformity P-value_T; a multi-p-value card test enters with its Bonferroni p-value"),
+                   "the 4.2.2 uniformity P-value_T; a multi-p-value card test enters with its Bonferroni p-value. "
+                   + (CONFIRMATION_RULE if confirm_failures else "Stage 1 only (no confirmation).")),
     }
 
 
 def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     """One plain row per test, in report order, for a table: what the CLI and the report print."""
     adjusted = {m["name"]: m for m in result["family"]["members"]}
+    confirmed = set(result["failing"])
     rows = []
     for name, entry in result["sp800_22"].items():
         member = adjusted.get(f"SP800-22/{name}")
@@ -410,7 +462,7 @@ def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                      "uniformity": min(uniform) if uniform else None,
                      "nist_ok": entry["nist_second_level_ok"], "min_p": min_p,
                      "member_p": entry["member_pvalue"], "adjusted_p": member["adjusted"] if member else None,
-                     "verdict": _verdict(member)})
+                     "verdict": _verdict(member, confirmed)})
     for battery_name, unit in (("cards", "deals"), ("draws", "draws")):
         for name, entry in result.get(battery_name, {}).items():
             member = adjusted.get(f"{battery_name}/{name}")
@@ -418,14 +470,16 @@ def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                          "sample": f"{entry['n']:,} {unit}", "proportion": "-", "uniformity": None,
                          "nist_ok": None, "min_p": min(entry["pvalues"]) if entry["pvalues"] else None,
                          "member_p": entry["pvalue"], "adjusted_p": member["adjusted"] if member else None,
-                         "verdict": _verdict(member)})
+                         "verdict": _verdict(member, confirmed)})
     return rows
 
 
-def _verdict(member: dict[str, Any] | None) -> str:
+def _verdict(member: dict[str, Any] | None, confirmed: set[str]) -> str:
     if member is None:
         return "n/a"
-    return "FAIL" if member["rejected"] else "pass"
+    if not member["rejected"]:
+        return "pass"
+    return "FAIL" if member["name"] in confirmed else "unconfirmed"  # stage 1 only: fresh data passed
 
 
 def failure_message(result: dict[str, Any]) -> str:
@@ -434,14 +488,17 @@ def failure_message(result: dict[str, Any]) -> str:
     tested = f"\n  what was tested:{tested}" if tested else ""
     if result["passed"]:
         return f"{result['source']}: all tests pass (family verdict, alpha {result['alpha']}){tested}"
-    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}):"]
+    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}, "
+             "confirmed on fresh data where the source has more):"]
     for member in result["family"]["members"]:
-        if not member["rejected"]:
+        if member["name"] not in result["failing"]:
             continue
         battery, name = member["name"].split("/", 1)
         entry = result["sp800_22"][name] if battery == "SP800-22" else result[battery][name]
         what = entry.get("looked_at") or f"{entry.get('applicable_sequences')} sequences"
         lines.append(f"  {member['name']}: adjusted p = {member['adjusted']:.3g} ({what})")
+    if "confirmation" in result:
+        lines.append(f"  {result['confirmation']['summary']}")
     return "\n".join(lines) + tested
 
 

@@ -119,7 +119,7 @@ def _combined(name: str, results: list[TestResult], alpha: float, n: int, looked
         "worst": worst_label,
     })
     return TestResult(name=name, statistic=worst.statistic, pvalue=pvalue, alpha=alpha,
-                      passed=pvalue >= alpha, n=n, dof=worst.dof, pvalues=pvalues,
+                      n=n, dof=worst.dof, pvalues=pvalues,
                       looked_at=looked_at, details=details)
 
 
@@ -163,7 +163,7 @@ def _table_result(name: str, table: np.ndarray, n_deals: int, group: int, alpha:
     details.update({"expected_per_cell": expected, "largest_deviation": {
         "position": int(worst[0]), "group": int(worst[1]), "observed": int(table[worst]),
         "expected": expected}})
-    return TestResult(name=name, statistic=statistic, pvalue=pvalue, alpha=alpha, passed=pvalue >= alpha,
+    return TestResult(name=name, statistic=statistic, pvalue=pvalue, alpha=alpha,
                       n=n_deals, dof=float(dof), pvalues=(pvalue,), looked_at=looked_at, details=details)
 
 
@@ -481,7 +481,7 @@ def repeated_deals(deals, alpha: float = 0.01) -> TestResult:
     pairs = int((multiplicity * (multiplicity - 1) // 2).sum())
     expected = Fraction(n * (n - 1), 2 * possible)
     pvalue = 1.0 if pairs == 0 else float(stats.poisson.sf(pairs - 1, float(expected)))
-    return TestResult(name=name, statistic=float(pairs), pvalue=pvalue, alpha=alpha, passed=pvalue >= alpha,
+    return TestResult(name=name, statistic=float(pairs), pvalue=pvalue, alpha=alpha,
                       n=n, pvalues=(pvalue,),
                       looked_at=f"pairs of identical deals among {n} deals of {k} cards",
                       details={"expected_pairs": float(expected), "possible_deals": str(possible),

@@ -21,6 +21,9 @@ import numpy as np
 from certify.stats.cards import geometric_cells
 from certify.stats.gof import chisquare_gof, uniform_gof
 from certify.stats.result import TestResult
+from certify.validate import check_number
+
+MAX_DRAW_SPAN = 1 << 24  # values in a draw range: 16,777,216 counts of 8 bytes
 
 
 def check_draws(values, low: int, high: int) -> np.ndarray:
@@ -29,6 +32,8 @@ def check_draws(values, low: int, high: int) -> np.ndarray:
         raise ValueError(f"draws: expected a 1-D integer array, got {arr.dtype} of shape {arr.shape}")
     if low > high:
         raise ValueError(f"draws: empty range [{low}, {high}]")
+    check_number(high - low + 1, f"draws: values in the range [{low}, {high}]", low=1, high=MAX_DRAW_SPAN,
+                 integer=True, why="DrawFrequency keeps one 64-bit count per value")
     if arr.size and (arr.min() < low or arr.max() > high):
         i = int(np.flatnonzero((arr < low) | (arr > high))[0])
         raise ValueError(f"draws: value {int(arr[i])} at index {i} is outside [{low}, {high}]")

@@ -83,7 +83,7 @@ def chisquare_gof(
         cell = int(np.flatnonzero((exp == 0) & (obs > 0))[0])
         label = cell_labels[cell] if cell_labels is not None else str(cell)
         # An impossible outcome was observed: the hypothesis is refuted outright.
-        return TestResult(name=name, statistic=float("inf"), pvalue=0.0, alpha=alpha, passed=False,
+        return TestResult(name=name, statistic=float("inf"), pvalue=0.0, alpha=alpha,
                           n=int(total), dof=None, pvalues=(0.0,), looked_at=looked_at,
                           details={"impossible_cell": label, "observed": float(obs[cell])})
     keep = exp > 0  # cells that cannot occur and did not occur carry no information
@@ -104,7 +104,7 @@ def chisquare_gof(
     if len(groups) < int(keep.sum()):
         names = labels if labels is not None else [str(i) for i in np.flatnonzero(keep)]
         details["merged"] = [f"{names[a]}..{names[b]}" for a, b in groups if b > a]
-    return TestResult(name=name, statistic=statistic, pvalue=pvalue, alpha=alpha, passed=pvalue >= alpha,
+    return TestResult(name=name, statistic=statistic, pvalue=pvalue, alpha=alpha,
                       n=int(total), dof=float(dof), pvalues=(pvalue,), looked_at=looked_at, details=details)
 
 
@@ -153,7 +153,7 @@ def binomial_test(successes: int, n: int, p0: float, *, alpha: float = 0.01,
     lo, hi = proportion_ci(int(successes), int(n), confidence)
     pvalue = float(result.pvalue)
     return TestResult(name=name, statistic=float(successes), pvalue=pvalue, alpha=alpha,
-                      passed=pvalue >= alpha, n=int(n), pvalues=(pvalue,), looked_at=looked_at,
+                      n=int(n), pvalues=(pvalue,), looked_at=looked_at,
                       details={"p0": p0, "proportion": successes / n, "ci": [lo, hi],
                                "ci_method": "clopper-pearson", "confidence": confidence,
                                "alternative": alternative})
@@ -172,3 +172,36 @@ def bonferroni_min(pvalues: Sequence[float]) -> float:
     if not ps:
         raise ValueError("no p-values to combine")
     return min(1.0, len(ps) * min(ps))
+
+
+def mean_return_test(counts: np.ndarray, nets: np.ndarray, expected_mean: float, std_dev: float, *,
+                     alpha: float = 0.01, name: str = "RTP", looked_at: str = "") -> TestResult:
+    """The one RTP rule: the mean net result per round against its exact expectation.
+
+    ``counts[e]`` rounds ended in event ``e`` with net result ``nets[e]``; ``expected_mean`` and
+    ``std_dev`` are the exact mean and standard deviation per round (the PAR sheet). Under the
+    hypothesis the mean is normal with sd ``std_dev / sqrt(n)`` (central limit theorem), so
+    z = (mean - expected) / (std_dev / sqrt(n)) and p = 2 P(Z > |z|). The interval reported,
+    mean +/- z_{1 - alpha/2} std_dev / sqrt(n), contains the expectation exactly when p >= alpha:
+    the confidence-interval reading and the test are one rule, decided once (``passes``).
+    A zero ``std_dev`` (every round pays the same) passes only when the mean is the expectation.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    nets = np.asarray(nets, dtype=np.float64)
+    n = int(counts.sum())
+    mean = float((counts * nets).sum()) / n
+    observed_sd = sqrt(max(float((counts * nets * nets).sum()) / n - mean * mean, 0.0))
+    half_width_per_z = std_dev / sqrt(n)
+    if std_dev > 0:
+        z = (mean - expected_mean) / half_width_per_z
+        pvalue = float(2 * stats.norm.sf(abs(z)))
+    else:
+        z, pvalue = 0.0, 1.0 if mean == expected_mean else 0.0
+    half = float(stats.norm.isf(alpha / 2)) * half_width_per_z
+    details = {"rounds": n, "observed_mean": mean, "expected_mean": float(expected_mean),
+               "ci_level": 1 - alpha, "ci_low": mean - half, "ci_high": mean + half,
+               "observed_std_dev": observed_sd, "theoretical_std_dev": float(std_dev)}
+    return TestResult(name=name, statistic=float(z), pvalue=pvalue, alpha=alpha, n=n,
+                      looked_at=looked_at or "mean net result per round against the exact expectation "
+                                              "(z test on the theoretical standard deviation)",
+                      details=details)

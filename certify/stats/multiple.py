@@ -33,15 +33,16 @@ beside each series for the reader who knows them; the pass/fail decision is the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from math import sqrt
+from math import isfinite, sqrt
 from typing import Any
 
 import numpy as np
 from scipy import special
 
 from certify.stats.gof import binomial_upper_tail
+from certify.stats.result import passes
 
 UNIFORMITY_BINS = 10
 UNIFORMITY_THRESHOLD = 0.0001
@@ -138,6 +139,8 @@ def member_pvalue(components: Sequence[float]) -> float:
     """Bonferroni reduction of a member's component p-values (module docstring, 1.)."""
     if not components:
         raise ValueError("a family member needs at least one p-value")
+    if not all(isfinite(c) for c in components):  # min() over a NaN depends on order: fail closed
+        return float("nan")
     return min(1.0, len(components) * min(components))
 
 
@@ -166,16 +169,135 @@ def holm(pvalues: Mapping[str, float], alpha: float = 0.01) -> FamilyVerdict:
     """Holm's step-down procedure: sort p ascending; reject p_(i) <= alpha / (M - i) until one is kept.
 
     Each member gets its Holm-adjusted p-value (``max_{j<=i} min(1, (M - j) p_(j))``), so a member
-    is rejected exactly when its adjusted p-value is below alpha. Members keep their given order.
+    is rejected exactly when its adjusted p-value is below alpha (``not passes(adjusted, alpha)``).
+    Members keep their given order. A p-value that is not a number in [0, 1] (NaN, inf) counts as
+    0 when ranking and adjusting: its member is rejected.
     """
+    from certify.validate import check_alpha
+
+    alpha = check_alpha(alpha, "family alpha")
     names = list(pvalues)
     total = len(names)
-    order = sorted(range(total), key=lambda i: (pvalues[names[i]], i))
+    ranked = {n: _rankable(pvalues[n]) for n in names}
+    order = sorted(range(total), key=lambda i: (ranked[names[i]], i))
     adjusted = [1.0] * total
     running = 0.0
     for rank, i in enumerate(order):
-        running = max(running, min(1.0, (total - rank) * pvalues[names[i]]))
+        running = max(running, min(1.0, (total - rank) * ranked[names[i]]))
         adjusted[i] = running
     members = tuple({"name": n, "pvalue": float(pvalues[n]), "adjusted": float(adjusted[i]),
-                     "rejected": bool(adjusted[i] < alpha)} for i, n in enumerate(names))
+                     "rejected": not passes(adjusted[i], alpha) or not _valid(pvalues[n])}
+                    for i, n in enumerate(names))
     return FamilyVerdict(alpha=alpha, method="holm-bonferroni", members=members)
+
+
+def _valid(p: float) -> bool:
+    return isfinite(float(p)) and float(p) >= 0.0
+
+
+def _rankable(p: float) -> float:
+    """A p-value as Holm ranks it: at most 1; NaN, inf or negative count as 0 (fail closed)."""
+    return min(float(p), 1.0) if _valid(p) else 0.0
+
+
+# ------------------------------------------------------------------------------ confirmation
+CONFIRMATION_RULE = (
+    "Pre-stated confirmatory rule: stage 1 is the family verdict (Holm-Bonferroni at alpha over every "
+    "member). When stage 1 rejects members, each rejected member is repeated once on fresh, independent "
+    "data of the same size (later output of the source; for the simulation, fresh DRBG sub-streams), and "
+    "stage 2 is Holm-Bonferroni at alpha over the repeated members. The verdict is FAIL only when a member "
+    "fails stage 1 and a member fails again in stage 2 (confirmed p = max of the two stages' smallest "
+    "Holm-adjusted p-values, FAIL when below alpha). When no fresh data can be had (a file source read to "
+    "its end), the stage-1 FAIL stands. False-alarm rate: the stages use independent data and each is a "
+    "Holm family at level alpha for whichever members it holds, so a fair source fails with probability at "
+    "most alpha x alpha (1e-4 at alpha 0.01) per family. Power: a defect that a single stage detects with "
+    "probability pi is confirmed with probability at least pi x pi (stage 2 holds fewer members, so its "
+    "Holm bound is no stricter than stage 1's); an exact check (known answers, payouts) is never repeated.")
+
+
+class Unconfirmable(Exception):
+    """Raised by a re-test that cannot get fresh data: the stage-1 verdict stands."""
+
+
+@dataclass(frozen=True)
+class ConfirmedVerdict:
+    """The family verdict under :data:`CONFIRMATION_RULE`: stage 1, and stage 2 when stage 1 failed."""
+
+    stage1: FamilyVerdict
+    stage2: FamilyVerdict | None = None
+    unconfirmable: str | None = None  # why stage 2 could not run (stage 1's FAIL stands)
+    retested: tuple[dict[str, Any], ...] = ()  # the stage-2 test results, as plain data
+
+    @property
+    def alpha(self) -> float:
+        return self.stage1.alpha
+
+    @property
+    def passed(self) -> bool:
+        return passes(self.pvalue, self.alpha)
+
+    @property
+    def pvalue(self) -> float:
+        """Confirmed p-value: the larger of the two stages' smallest Holm-adjusted p-values
+        (stage 1 alone when it passed or could not be repeated)."""
+        first = _smallest_adjusted(self.stage1)
+        if self.stage1.passed or self.stage2 is None:
+            return first
+        return max(first, _smallest_adjusted(self.stage2))
+
+    @property
+    def failing(self) -> list[str]:
+        if self.passed:
+            return []
+        return self.stage2.failing if self.stage2 is not None else self.stage1.failing
+
+    @property
+    def false_alarm_bound(self) -> float:
+        return self.alpha * self.alpha
+
+    def summary(self) -> str:
+        """One sentence per stage, for a report line."""
+        first = self.stage1
+        text = (f"stage 1: Holm over {len(first.members)} members, smallest adjusted p "
+                f"{_smallest_adjusted(first):.3g}, " + ("pass" if first.passed else f"rejected {', '.join(first.failing)}"))
+        if first.passed:
+            return text
+        if self.stage2 is None:
+            return text + f"; stage 2 not possible ({self.unconfirmable}): the stage-1 FAIL stands"
+        second = self.stage2
+        return text + (f"; stage 2 on fresh data: Holm over the {len(second.members)} repeated member(s), smallest "
+                       f"adjusted p {_smallest_adjusted(second):.3g}, "
+                       + ("pass: not confirmed" if second.passed else f"confirmed: {', '.join(second.failing)}"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "rule": CONFIRMATION_RULE, "passed": self.passed, "pvalue": self.pvalue,
+                "failing": self.failing, "false_alarm_bound": self.false_alarm_bound,
+                "stage1": self.stage1.to_dict(),
+                "stage2": None if self.stage2 is None else self.stage2.to_dict(),
+                "unconfirmable": self.unconfirmable, "retested": [dict(r) for r in self.retested],
+                "summary": self.summary()}
+
+
+def _smallest_adjusted(family: FamilyVerdict) -> float:
+    return min((m["adjusted"] for m in family.members), default=1.0)
+
+
+def confirm(stage1: FamilyVerdict,
+            retest: Callable[[list[str]], tuple[Mapping[str, float], Sequence[Mapping[str, Any]]]] | None
+            ) -> ConfirmedVerdict:
+    """Apply :data:`CONFIRMATION_RULE`: when ``stage1`` fails, ``retest(failing_names)`` repeats those
+    members on fresh data and returns ``({name: member p-value}, [test result dicts])``; it raises
+    :class:`Unconfirmable` when there is no fresh data (then stage 1's FAIL stands)."""
+    if stage1.passed:
+        return ConfirmedVerdict(stage1)
+    if retest is None:
+        return ConfirmedVerdict(stage1, unconfirmable="no re-test available for this source")
+    names = stage1.failing
+    try:
+        pvalues, results = retest(names)
+    except Unconfirmable as exc:
+        return ConfirmedVerdict(stage1, unconfirmable=str(exc))
+    missing = [n for n in names if n not in pvalues]
+    # a member the re-test could not judge (not applicable on the fresh data) counts as failing again
+    stage2 = holm({n: (pvalues[n] if n not in missing else 0.0) for n in names}, stage1.alpha)
+    return ConfirmedVerdict(stage1, stage2, retested=tuple(dict(r) for r in results))

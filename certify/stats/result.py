@@ -1,9 +1,27 @@
-"""The result object every statistical test returns (scipy.stats style: named fields)."""
+"""The result object every statistical test returns (scipy.stats style: named fields), and the one
+rule that turns a p-value into a verdict."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+
+def passes(pvalue: Any, alpha: Any) -> bool:
+    """The verdict of one statistical test: pass when ``pvalue >= alpha``.
+
+    Fail-closed: a p-value or level that is not a finite number (NaN, +-inf, None, a string), a
+    negative p-value, or a level outside (0, 1) is a failure, never a pass. Every verdict on a
+    p-value in the suite is taken here (``TestResult``, the family verdict, the report's check).
+    """
+    try:
+        p, a = float(pvalue), float(alpha)
+    except (TypeError, ValueError):
+        return False
+    if not (math.isfinite(p) and math.isfinite(a)) or not 0.0 < a < 1.0 or p < 0.0:
+        return False
+    return p >= a
 
 
 @dataclass(frozen=True)
@@ -14,6 +32,10 @@ class TestResult:
     the excursion tests, the 148 templates); ``pvalue`` is the one the verdict is taken on
     (the smallest, for multi-p-value tests). ``applicable`` is False when the input is too
     short or the test's own precondition excludes it: such a test neither passes nor fails.
+
+    The verdict is owned here: a test with a p-value gets ``passed = passes(pvalue, alpha)``
+    (a caller that states a different ``passed`` is refused), so NaN is a failure wherever the
+    p-value came from. Only an exact check (no p-value: known answers, payouts) states ``passed``.
     """
 
     __test__ = False  # not a pytest test class
@@ -22,13 +44,27 @@ class TestResult:
     statistic: float | None
     pvalue: float | None
     alpha: float
-    passed: bool | None
     n: int
+    passed: bool | None = None
     dof: float | None = None
     pvalues: tuple[float, ...] = ()
     applicable: bool = True
     looked_at: str = ""
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.applicable:
+            decided = None
+        elif self.pvalue is not None:
+            decided = passes(self.pvalue, self.alpha)
+        elif isinstance(self.passed, bool):
+            decided = self.passed
+        else:
+            raise ValueError(f"{self.name}: an exact check (no p-value) must state passed as true or false")
+        if self.applicable and self.passed is not None and bool(self.passed) != decided:
+            raise ValueError(f"{self.name}: passed={self.passed!r} contradicts p = {self.pvalue!r} at alpha "
+                             f"{self.alpha!r} (the verdict is passes(p, alpha))")
+        object.__setattr__(self, "passed", decided)
 
     @property
     def verdict(self) -> str:
