@@ -223,3 +223,30 @@ def test_walk_cycles_match_a_direct_count():
         per_cycle = [min(c.count(state), 5) for c in cycles]
         assert r.details["v"][i] == [per_cycle.count(k) for k in range(6)]
     assert v.details["statistics"] == [walk.count(s) for s in range(-9, 10) if s != 0]
+
+
+@pytest.mark.parametrize("n", [4, 6, 1000, 1002, 99_999, 100_002, 1_000_000])
+def test_half_length_dft_counts_the_reference_peaks(n):
+    """N1 from the half-length complex FFT equals the reference count np.abs(np.fft.rfft(2x-1)) < T,
+    on the fast path, on the fallback (a band so wide that every modulus is 'too close to call')
+    and for odd n (reference only); the fast moduli agree with the reference far inside the band."""
+    import scipy.fft
+    from certify.stats.sp800_22.spectral import FAST_DFT_BAND, _twiddles, fft_threshold, peaks_below
+    from certify.stats.sp800_22._kernels import pairs_as_complex
+    x = rng(n).integers(0, 2, n, dtype=np.uint8)
+    if n > 1000:
+        x[: n // 10] = 1  # a biased stretch: large low-frequency peaks too
+    reference = np.abs(np.fft.rfft(2.0 * x - 1.0))[: n // 2]
+    T = fft_threshold(n)
+    want = int(np.count_nonzero(reference < T))
+    assert peaks_below(x, T) == want
+    assert peaks_below(x, T, band=1e6) == want
+    if n % 2 == 0:
+        h = n // 2
+        Z = scipy.fft.fft(pairs_as_complex(x))
+        mirror = np.conj(Z[(h - np.arange(h)) % h])
+        fast = np.abs(0.5 * (Z + mirror) + _twiddles(n) * (-0.5j * (Z - mirror)))
+        assert np.max(np.abs(fast - reference)) < 1e-4 * FAST_DFT_BAND * math.sqrt(n)
+    odd = x[:-1] if n % 2 == 0 else x
+    T_odd = fft_threshold(odd.size)
+    assert peaks_below(odd, T_odd) == int(np.count_nonzero(np.abs(np.fft.rfft(2.0 * odd - 1.0))[: odd.size // 2] < T_odd))

@@ -288,3 +288,35 @@ def walk_visits(bits):
         for i in range(8):
             v[i, min(current[i], 5)] += 1
     return J, v, xi
+
+
+@njit(cache=True, nogil=True)
+def pairs_as_complex(bits):
+    """z_j = y_2j + i y_2j+1 with y = 2 bits - 1: the even and odd halves of an even-length
+    real sequence packed into one complex sequence of half the length."""
+    h = bits.size // 2
+    z = np.empty(h, dtype=np.complex128)
+    for j in range(h):
+        z[j] = complex(2.0 * bits[2 * j] - 1.0, 2.0 * bits[2 * j + 1] - 1.0)
+    return z
+
+
+@njit(cache=True, nogil=True)
+def real_dft_moduli_below(Z, twiddle, below2, above2):
+    """From Z = FFT(pairs_as_complex(bits)) (length h = n/2), the n-point DFT of y is
+    X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2, O_k = (Z_k - conj Z_(h-k)) / 2i and
+    twiddle[k] = w^k = exp(-2 pi i k / n). Counts k < h with |X_k|^2 < below2 (surely below the
+    threshold) and with below2 <= |X_k|^2 <= above2 (too close to call at this precision)."""
+    h = Z.size
+    below = 0
+    unsure = 0
+    for k in range(h):
+        a = Z[k]
+        b = np.conj(Z[(h - k) % h])
+        x = 0.5 * (a + b) + twiddle[k] * (-0.5j * (a - b))
+        q = x.real * x.real + x.imag * x.imag
+        if q < below2:
+            below += 1
+        elif q <= above2:
+            unsure += 1
+    return below, unsure
