@@ -250,3 +250,42 @@ def test_half_length_dft_counts_the_reference_peaks(n):
     odd = x[:-1] if n % 2 == 0 else x
     T_odd = fft_threshold(odd.size)
     assert peaks_below(odd, T_odd) == int(np.count_nonzero(np.abs(np.fft.rfft(2.0 * odd - 1.0))[: odd.size // 2] < T_odd))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 100, 5000])
+def test_walk_extremes_and_cumulative_sums_against_cumsum(n):
+    from certify.stats.sp800_22._kernels import walk_extremes
+    for x in (rng(n).integers(0, 2, n, dtype=np.uint8), np.ones(n, np.uint8), np.zeros(n, np.uint8)):
+        s = np.cumsum(2 * x.astype(np.int64) - 1)
+        total, hi, lo = walk_extremes(x)
+        assert total == s[-1]
+        assert (hi, lo) == ((s[:-1].max(), s[:-1].min()) if n > 1 else (0, 0))
+        r = nist.cumulative_sums(x, enforce_minimums=False)
+        backward = np.cumsum(2 * x[::-1].astype(np.int64) - 1)
+        assert r.details["statistics"] == [np.abs(s).max(), np.abs(backward).max()]
+
+
+def test_block_codes_and_short_cyclic_counts():
+    from certify.stats.sp800_22._kernels import block_codes
+    x = rng(5).integers(0, 2, 1000, dtype=np.uint8)
+    for L in (1, 6, 16):
+        count = x.size // L
+        assert block_codes(x, count, L).tolist() == (x[: count * L].reshape(count, L) @ (1 << np.arange(L - 1, -1, -1))).tolist()
+    short = np.array([1, 0, 1], np.uint8)  # fewer bits than m: the windows wrap more than once
+    ext = "101" * 3
+    want = np.zeros(2 ** 5, np.int64)
+    for i in range(3):
+        want[int(ext[i:i + 5], 2)] += 1
+    assert cyclic_pattern_counts(short, 5).tolist() == want.tolist()
+
+
+def test_non_overlapping_template_rows_are_the_per_template_computation():
+    from scipy import special
+    x = rng(8).integers(0, 2, 8 * 4000, dtype=np.uint8)
+    r = nist.non_overlapping_template(x, m=3, templates=["111", "001", "010"])
+    M, mu, var = r.details["M"], r.details["mu"], r.details["var"]
+    for label, W, chi2, p in zip(r.details["labels"], r.details["W"], r.details["statistics"], r.pvalues):
+        t = nist.as_bits(label)
+        assert W == nonoverlapping_scan(x, 8, M, t).tolist()
+        want = float(np.sum((np.array(W) - mu) ** 2) / var)
+        assert chi2 == want and p == float(special.gammaincc(4.0, want / 2))

@@ -35,6 +35,8 @@ def as_bits(bits: Any) -> np.ndarray:
     arr = np.asarray(bits)
     if arr.ndim != 1:
         raise ValueError(f"bits: expected a 1-D array, got shape {arr.shape}")
+    if arr.dtype == np.uint8 and (arr.size == 0 or int(arr.max()) <= 1):
+        return np.ascontiguousarray(arr)  # the battery's own arrays: one fast scan
     if arr.dtype == np.bool_:
         return arr.astype(np.uint8)
     if not np.issubdtype(arr.dtype, np.integer):

@@ -11,7 +11,7 @@ _ZERO = np.uint64(0)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gf2_ranks(bits, n_matrices, rows, cols):
     """Rank over GF(2) of each rows x cols matrix filled row by row from ``bits`` (cols <= 64).
     Each row is packed into one uint64; elimination is XOR of words."""
@@ -173,7 +173,19 @@ def linear_complexities(bits, n_blocks, M):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def block_codes(bits, count, L):
+    """The first ``count`` non-overlapping L-bit blocks as integers, most significant bit first."""
+    codes = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        code = 0
+        for j in range(i * L, (i + 1) * L):
+            code = (code << 1) | bits[j]
+        codes[i] = code
+    return codes
+
+
+@njit(cache=True, nogil=True)
 def universal_sum(codes, L, Q, K):
     """Sum of log2 distances to the previous occurrence of each L-bit block (section 2.9.4).
     Blocks are numbered from 1; a value not seen in the Q initialisation blocks has 'last seen' 0."""
@@ -188,7 +200,7 @@ def universal_sum(codes, L, Q, K):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def nonoverlapping_scan(bits, n_blocks, M, template):
     """Non-overlapping occurrences of ``template`` in each block: after a match the window jumps
     past it (needed only for periodic templates; aperiodic ones cannot overlap)."""
@@ -211,23 +223,26 @@ def nonoverlapping_scan(bits, n_blocks, M, template):
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cyclic_pattern_counts(bits, m):
     """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1
-    bits (n windows), with a rolling code: one pass."""
+    bits (n windows), with a rolling code: one pass (the wrap-around in a short second loop)."""
     n = bits.size
     mask = (1 << m) - 1
     counts = np.zeros(1 << m, dtype=np.int64)
     code = 0
     for i in range(m - 1):
         code = (code << 1) | bits[i % n]
-    for i in range(n):
-        code = ((code << 1) | bits[(i + m - 1) % n]) & mask
+    for i in range(m - 1, n):
+        code = ((code << 1) | bits[i]) & mask
+        counts[code] += 1
+    for i in range(max(n, m - 1), n + m - 1):
+        code = ((code << 1) | bits[i % n]) & mask
         counts[code] += 1
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def block_window_counts(bits, n_blocks, M, m):
     """counts[j, c] = number of m-bit windows with value c lying wholly inside block j."""
     mask = (1 << m) - 1
@@ -243,7 +258,7 @@ def block_window_counts(bits, n_blocks, M, m):
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def longest_runs(bits, n_blocks, M):
     """Longest run of ones in each M-bit block."""
     out = np.zeros(n_blocks, dtype=np.int64)
@@ -261,7 +276,28 @@ def longest_runs(bits, n_blocks, M):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def walk_extremes(bits):
+    """The +/-1 walk S_1..S_n: (S_n, max S_k and min S_k over k = 1..n-1; 0, 0 when n = 1)."""
+    n = bits.size
+    s = 0
+    hi = 0
+    lo = 0
+    for k in range(n - 1):
+        s += 2 * np.int64(bits[k]) - 1
+        if k == 0:
+            hi = s
+            lo = s
+        elif s > hi:
+            hi = s
+        elif s < lo:
+            lo = s
+    if n:
+        s += 2 * np.int64(bits[n - 1]) - 1
+    return s, hi, lo
+
+
+@njit(cache=True, nogil=True)
 def walk_visits(bits):
     """One pass over the +/-1 walk S' = 0, S_1..S_n, 0 (sections 2.14/2.15): the number of
     cycles J; v[i, k] = cycles visiting state i (-4..-1, 1..4) exactly k times (k = 5: >= 5);

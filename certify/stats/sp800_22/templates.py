@@ -6,6 +6,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from scipy import special
 
 from ._common import as_bits, igamc, not_applicable, result
 from ._kernels import block_window_counts, nonoverlapping_scan
@@ -41,6 +42,11 @@ def aperiodic_templates(m: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=None)
+def _aperiodic_codes(m: int) -> tuple[int, ...]:
+    return tuple(int(t, 2) for t in aperiodic_templates(m))
+
+
 def _block_window_counts(x: np.ndarray, N: int, M: int, m: int) -> np.ndarray:
     """counts[j, c] = number of m-bit windows with value c lying wholly inside block j."""
     return block_window_counts(x, N, M, m)
@@ -57,29 +63,33 @@ def non_overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, N: int = 
     """
     x = as_bits(bits)
     n = x.size
-    tlist = [_template_array(t) for t in (aperiodic_templates(m) if templates is None else templates)]
-    if any(t.size != m for t in tlist):
-        raise ValueError(f"non_overlapping_template: every template must have m = {m} bits")
+    if templates is None:
+        labels, codes = list(aperiodic_templates(m)), _aperiodic_codes(m)
+        aperiodic = [True] * len(labels)
+    else:
+        tlist = [_template_array(t) for t in templates]
+        if any(t.size != m for t in tlist):
+            raise ValueError(f"non_overlapping_template: every template must have m = {m} bits")
+        labels = ["".join(map(str, t.tolist())) for t in tlist]
+        codes = [_code(t) for t in tlist]
+        aperiodic = [is_aperiodic(t) for t in tlist]
     M = n // N
     mu = (M - m + 1) / 2 ** m
     var = M * (1 / 2 ** m - (2 * m - 1) / 2 ** (2 * m))
     if M < m or var <= 0 or (enforce_minimums and mu < 5):
         return not_applicable("NonOverlappingTemplate", n, alpha,
                               f"blocks of M = {M} bits: expected count {mu:.2f} of an {m}-bit template is below 5")
-    counts = _block_window_counts(x, N, M, m) if any(is_aperiodic(t) for t in tlist) else None
-    W_all, chi2s, ps = [], [], []
-    for t in tlist:
-        if is_aperiodic(t):
-            W = counts[:, _code(t)]
-        else:
-            W = nonoverlapping_scan(x, N, M, t)
-        chi2 = float(np.sum((W - mu) ** 2) / var)
-        W_all.append(W.tolist())
-        chi2s.append(chi2)
-        ps.append(igamc(N / 2, chi2 / 2))
-    labels = ["".join(map(str, t.tolist())) for t in tlist]
+    counts = _block_window_counts(x, N, M, m) if any(aperiodic) else None
+    W = np.empty((len(labels), N), dtype=np.int64)
+    for i, code in enumerate(codes):
+        W[i] = counts[:, code] if aperiodic[i] else nonoverlapping_scan(x, N, M, tlist[i])
+    # Row by row these are the per-template float(np.sum((W_t - mu) ** 2) / var) and
+    # igamc(N/2, chi2/2): the same reductions and the same gammaincc, over all templates at once.
+    chi2s = (np.sum((W - mu) ** 2, axis=1) / var).tolist()
+    ps = special.gammaincc(N / 2, np.array(chi2s) / 2).tolist()
+    W_all = W.tolist()
     return result("NonOverlappingTemplate", n, alpha, ps, None, N,
-                  f"{len(tlist)} templates of {m} bits, non-overlapping matches in {N} blocks of {M}",
+                  f"{len(labels)} templates of {m} bits, non-overlapping matches in {N} blocks of {M}",
                   labels=labels, statistics=chi2s, m=m, N=N, M=M, mu=mu, var=var, W=W_all)
 
 
