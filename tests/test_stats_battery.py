@@ -95,11 +95,15 @@ def test_json_is_written_atomically(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temporary left behind
 
 
-def test_two_processes_give_the_same_p_values_as_one():
-    # 2 x 1,000,000 bits: enough for the process pool to be used (PARALLEL_MIN_BITS)
+def test_two_threads_give_the_same_results_as_one(monkeypatch):
+    # 2 x 1,000,000 bits: enough for two threads to be used (PARALLEL_MIN_BITS), even on one CPU
+    monkeypatch.setattr(battery.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert battery.sequence_workers(2, 2, 1_000_000) == 2
+    assert battery.sequence_workers(2, 1, 1_000_000) == battery.sequence_workers(2, 2, 999_992) == 1
+    assert battery.sequence_workers(8, 100, 1_000_000) == 2  # never more threads than CPUs
     one = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=1)
     two = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=2)
-    assert {k: v["pvalues"] for k, v in one.items()} == {k: v["pvalues"] for k, v in two.items()}
+    assert one == two
 
 
 @pytest.mark.slow

@@ -89,11 +89,18 @@ def not_applicable(name: str, n: int, alpha: float, reason: str, **details: Any)
     return TestResult.not_applicable(name, int(n), alpha, reason, **_plain(details))
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(obj: Any) -> Any:
     """numpy scalars/arrays -> plain Python, so details are JSON-able."""
+    if type(obj) in _SCALARS:
+        return obj
     if isinstance(obj, dict):
         return {k: _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
+        if all(type(v) in _SCALARS for v in obj):  # already plain (the templates' labels, W rows)
+            return list(obj)
         return [_plain(v) for v in obj]
     if isinstance(obj, np.ndarray):
         return obj.tolist()
