@@ -289,3 +289,23 @@ def test_non_overlapping_template_rows_are_the_per_template_computation():
         assert W == nonoverlapping_scan(x, 8, M, t).tolist()
         want = float(np.sum((np.array(W) - mu) ** 2) / var)
         assert chi2 == want and p == float(special.gammaincc(4.0, want / 2))
+
+
+def test_tables_are_computed_once_when_threads_race():
+    import threading
+    import time as _time
+    from certify.stats.sp800_22._common import computed_once
+    calls = []
+
+    @computed_once
+    def table(m):
+        calls.append(m)
+        _time.sleep(0.05)  # long enough for every thread to arrive while the first computes
+        return (m, m)
+
+    threads = [threading.Thread(target=table, args=(9,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [9] and table(9) == (9, 9) and calls == [9]

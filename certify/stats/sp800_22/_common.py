@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+import threading
+from functools import lru_cache, wraps
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 from scipy import special
@@ -45,6 +47,24 @@ def as_bits(bits: Any) -> np.ndarray:
     if bad.size:
         raise ValueError(f"bits: element {bad[0]} is {arr[bad[0]]}, expected 0 or 1")
     return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+def computed_once(fn: Callable | None = None, *, maxsize: int | None = None) -> Callable:
+    """``lru_cache`` for the probability tables and twiddles, behind a lock: when the battery runs
+    sequences on threads, the first sequences would otherwise all compute the same table at once
+    (the exact longest-run table takes ~0.2 s)."""
+    if fn is None:
+        return lambda f: computed_once(f, maxsize=maxsize)
+    cached = lru_cache(maxsize=maxsize)(fn)
+    lock = threading.Lock()
+
+    @wraps(fn)
+    def once(*args):
+        with lock:
+            return cached(*args)
+
+    once.cache_clear = cached.cache_clear
+    return once
 
 
 def clean_p(p: float) -> float:

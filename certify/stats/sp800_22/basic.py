@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy import special
 
-from ._common import as_bits, clean_p, erfc, igamc, not_applicable, result
+from ._common import as_bits, clean_p, computed_once, erfc, igamc, not_applicable, result
 from ._kernels import longest_runs, walk_extremes
 
 
@@ -70,7 +69,7 @@ _LONGEST_RUN_NIST_PI = {
 }
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def longest_run_probabilities(M: int, lo: int, hi: int) -> tuple[float, ...]:
     """Exact class probabilities for the longest run of ones in M fair bits:
     P(L <= lo), P(L = lo+1), ..., P(L >= hi), by dynamic programming over the current run."""

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import scipy.fft
 
-from ._common import as_bits, erfc, not_applicable, result
+from ._common import as_bits, computed_once, erfc, not_applicable, result
 from ._kernels import pairs_as_complex, real_dft_moduli_below
 
 # Half-width of the band around T where the fast transform's verdict is not trusted, as a multiple
@@ -50,7 +49,7 @@ def fft(bits, alpha: float = 0.01, *, enforce_minimums: bool = True):
                   T=T, N0=0.95 * n / 2, N1=n1)
 
 
-@lru_cache(maxsize=4)
+@computed_once(maxsize=4)
 def _twiddles(n: int) -> np.ndarray:
     return np.exp(-2j * np.pi * np.arange(n // 2) / n)
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy import special
 
-from ._common import as_bits, igamc, not_applicable, result
+from ._common import as_bits, computed_once, igamc, not_applicable, result
 from ._kernels import block_window_counts, nonoverlapping_scan
 
 
@@ -30,7 +29,7 @@ def is_aperiodic(t) -> bool:
     return all(t[:k] != t[m - k:] for k in range(1, m))
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def aperiodic_templates(m: int) -> tuple[str, ...]:
     """All aperiodic m-bit templates in increasing binary order (the reference code's
     templates/template<m> files; 148 for m = 9)."""
@@ -42,7 +41,7 @@ def aperiodic_templates(m: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def _aperiodic_codes(m: int) -> tuple[int, ...]:
     return tuple(int(t, 2) for t in aperiodic_templates(m))
 
@@ -110,7 +109,7 @@ def overlapping_poisson_probabilities(M: int, m: int, K: int) -> tuple[float, ..
     return tuple(probs)
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def overlapping_exact_probabilities(template: str, M: int, K: int) -> tuple[float, ...]:
     """Exact P(#overlapping occurrences in M fair bits = 0, 1, ..., K-1, >= K), by dynamic
     programming over the KMP automaton of the template (state = matched prefix length)."""
