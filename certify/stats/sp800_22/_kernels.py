@@ -28,20 +28,19 @@ def gf2_ranks(bits, n_matrices, rows, cols):
             mat[i] = word
         rank = 0
         for c in range(cols):
-            bit = _ONE << np.uint64(cols - 1 - c)
+            shift = np.uint64(cols - 1 - c)
             pivot = -1
             for i in range(rank, rows):
-                if mat[i] & bit:
+                if (mat[i] >> shift) & _ONE:
                     pivot = i
                     break
             if pivot < 0:
                 continue
-            tmp = mat[rank]
-            mat[rank] = mat[pivot]
-            mat[pivot] = tmp
-            for i in range(rank + 1, rows):
-                if mat[i] & bit:
-                    mat[i] ^= mat[rank]
+            top = mat[pivot]
+            mat[pivot] = mat[rank]
+            mat[rank] = top
+            for i in range(rank + 1, rows):  # XOR the pivot row where column c is set, without a branch
+                mat[i] ^= top & (_ZERO - ((mat[i] >> shift) & _ONE))
             rank += 1
             if rank == rows:
                 break
