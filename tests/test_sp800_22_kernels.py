@@ -178,8 +178,11 @@ def test_cyclic_pattern_counts_and_folding(m):
 
 
 def test_block_window_counts_match_python():
+    from certify.stats.sp800_22._kernels import block_window_matches
     x = rng(4).integers(0, 2, 3 * 200, dtype=np.uint8)
     counts = _block_window_counts(x, 3, 200, 5)
+    for code in (0, 5, 31):
+        assert block_window_matches(x, 3, 200, 5, code).tolist() == counts[:, code].tolist()
     for j in range(3):
         s = "".join(map(str, x[j * 200:(j + 1) * 200].tolist()))
         want = np.zeros(32, np.int64)

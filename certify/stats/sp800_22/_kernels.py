@@ -258,6 +258,25 @@ def block_window_counts(bits, n_blocks, M, m):
 
 
 @njit(cache=True, nogil=True)
+def block_window_matches(bits, n_blocks, M, m, code):
+    """matches[j] = number of m-bit windows equal to ``code`` lying wholly inside block j (the
+    column ``code`` of block_window_counts, without the n_blocks x 2^m table)."""
+    mask = (1 << m) - 1
+    matches = np.zeros(n_blocks, dtype=np.int64)
+    for j in range(n_blocks):
+        base = j * M
+        window = 0
+        for i in range(m - 1):
+            window = (window << 1) | bits[base + i]
+        hits = 0
+        for i in range(m - 1, M):
+            window = ((window << 1) | bits[base + i]) & mask
+            hits += window == code
+        matches[j] = hits
+    return matches
+
+
+@njit(cache=True, nogil=True)
 def longest_runs(bits, n_blocks, M):
     """Longest run of ones in each M-bit block."""
     out = np.zeros(n_blocks, dtype=np.int64)

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import special
 
 from ._common import as_bits, computed_once, igamc, not_applicable, result
-from ._kernels import block_window_counts, nonoverlapping_scan
+from ._kernels import block_window_counts, block_window_matches, nonoverlapping_scan
 
 
 def _template_array(t) -> np.ndarray:
@@ -178,7 +178,7 @@ def overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, M: int = 1032
     if enforce_minimums and float(np.min(N * pi)) < 5:
         return not_applicable("OverlappingTemplate", n, alpha,
                               f"{N} blocks of {M}: smallest expected class count {float(np.min(N * pi)):.1f} < 5")
-    counts = _block_window_counts(x, N, M, m)[:, _code(t)]
+    counts = block_window_matches(x, N, M, m, _code(t))
     v = np.bincount(np.minimum(counts, K), minlength=K + 1)
     chi2 = float(np.sum((v - N * pi) ** 2 / (N * pi)))
     return result("OverlappingTemplate", n, alpha, [igamc(K / 2, chi2 / 2)], chi2, K,
