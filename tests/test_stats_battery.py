@@ -1,6 +1,7 @@
 """The batteries as one call: plain data, the family verdict, profiles and the second level."""
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -113,3 +114,18 @@ def test_certified_drbg_passes_the_lab_profile():
     assert result["passed"], battery.failure_message(result)
     frequency = result["sp800_22"]["Frequency"]["second_level"][0]
     assert frequency["m"] == 100 and frequency["uniformity_pvalue"] is not None
+
+
+def test_an_error_in_one_thread_stops_the_battery(monkeypatch):
+    calls = []
+
+    def failing(packed, n_bits, alpha):
+        calls.append(1)
+        time.sleep(0.05)  # 50 sequences on 2 threads would take 1.25 s if none were cancelled
+        raise ArithmeticError("p-value is NaN")
+
+    monkeypatch.setattr(battery, "_run_sequence", failing)
+    monkeypatch.setattr(battery.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    with pytest.raises(ArithmeticError, match="NaN"):
+        battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 50, jobs=2)
+    assert len(calls) < 50  # the sequences not started were cancelled, not run

@@ -144,12 +144,15 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
     workers = sequence_workers(jobs, sequences, n_bits)
     per_sequence: list[list[dict[str, Any]]] = []
     if workers > 1:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sp800-22") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sp800-22")
+        try:
             done = pool.map(_run_sequence, packed, repeat(n_bits), repeat(alpha))
             for i, results in enumerate(done):
                 per_sequence.append(results)
                 if progress:
                     progress(f"SP 800-22 sequence {i + 1}/{sequences}")
+        finally:  # an error or Ctrl-C: drop the sequences not started yet
+            pool.shutdown(wait=True, cancel_futures=True)
     else:
         for i, p in enumerate(packed):
             per_sequence.append(_run_sequence(p, n_bits, alpha))
