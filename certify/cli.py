@@ -498,7 +498,7 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
               help="cards per line of a decks file (the first cards of a 52-card deck)")
 @click.option("--seed", type=SEED, default=1, show_default=True, help="master seed of the DRBG")
 @click.option("--alpha", type=click_alpha(), default=0.01, show_default=True)
-@click.option("--jobs", type=WORKERS, default=None, help="processes for the SP 800-22 sequences [2, or 1 on one core]")
+@click.option("--jobs", type=WORKERS, default=None, help="threads for the SP 800-22 sequences [2, or 1 on one core]")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write every p-value as JSON")
 def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks, draws,

@@ -185,6 +185,23 @@ def test_run_all_names_order_and_multi_pvalues(fair_results):
                                                                   "x=+1", "x=+2", "x=+3", "x=+4"]
 
 
+def test_to_dict_is_asdict_and_a_copy(fair_results):
+    import dataclasses
+    from collections import namedtuple
+    from certify.stats.result import TestResult
+    pair = namedtuple("pair", "a b")
+    odd = TestResult("odd", None, 0.5, 0.01, True, 3, details={"nt": pair(1, [2.5]), "t": (1, (2, "x")),
+                                                               "np": np.float64(0.25), "nested": {"k": [None, True]}})
+    for r in [*fair_results.values(), odd]:
+        want = dataclasses.asdict(r) | {"pvalues": list(r.pvalues), "verdict": r.verdict}
+        got = r.to_dict()
+        assert got == want and list(got) == list(want)
+        assert {k: type(v) for k, v in got["details"].items()} == {k: type(v) for k, v in want["details"].items()}
+        for key in got["details"]:
+            if isinstance(got["details"][key], (list, dict)):
+                assert got["details"][key] is not r.details[key]  # a copy: editing it leaves the result alone
+
+
 def test_input_is_not_modified():
     # (nistrng's Rank test modifies its input array in place; the bench reports it)
     x = fair_bits(n=N)

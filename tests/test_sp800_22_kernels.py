@@ -53,7 +53,7 @@ def rank_reference(rows: list[int]) -> int:
 @pytest.mark.parametrize("M", [1, 13, 63, 64, 65, 127, 128, 129, 500, 1000])
 def test_packed_berlekamp_massey_matches_textbook(M):
     g = rng(M)
-    blocks = 40 if M < 600 else 8
+    blocks = 70 if M < 100 else 40 if M < 600 else 8  # 70: two sets of 64 bit-sliced blocks
     x = g.integers(0, 2, blocks * M, dtype=np.uint8)
     # add structured blocks: all zeros, a single one at the end, a low-degree LFSR
     x[:M] = 0
@@ -178,8 +178,11 @@ def test_cyclic_pattern_counts_and_folding(m):
 
 
 def test_block_window_counts_match_python():
+    from certify.stats.sp800_22._kernels import block_window_matches
     x = rng(4).integers(0, 2, 3 * 200, dtype=np.uint8)
     counts = _block_window_counts(x, 3, 200, 5)
+    for code in (0, 5, 31):
+        assert block_window_matches(x, 3, 200, 5, code).tolist() == counts[:, code].tolist()
     for j in range(3):
         s = "".join(map(str, x[j * 200:(j + 1) * 200].tolist()))
         want = np.zeros(32, np.int64)
@@ -223,3 +226,89 @@ def test_walk_cycles_match_a_direct_count():
         per_cycle = [min(c.count(state), 5) for c in cycles]
         assert r.details["v"][i] == [per_cycle.count(k) for k in range(6)]
     assert v.details["statistics"] == [walk.count(s) for s in range(-9, 10) if s != 0]
+
+
+@pytest.mark.parametrize("n", [4, 6, 1000, 1002, 99_999, 100_002, 1_000_000])
+def test_half_length_dft_counts_the_reference_peaks(n):
+    """N1 from the half-length complex FFT equals the reference count np.abs(np.fft.rfft(2x-1)) < T,
+    on the fast path, on the fallback (a band so wide that every modulus is 'too close to call')
+    and for odd n (reference only); the fast moduli agree with the reference far inside the band."""
+    import scipy.fft
+    from certify.stats.sp800_22.spectral import FAST_DFT_BAND, _twiddles, fft_threshold, peaks_below
+    from certify.stats.sp800_22._kernels import pairs_as_complex
+    x = rng(n).integers(0, 2, n, dtype=np.uint8)
+    if n > 1000:
+        x[: n // 10] = 1  # a biased stretch: large low-frequency peaks too
+    reference = np.abs(np.fft.rfft(2.0 * x - 1.0))[: n // 2]
+    T = fft_threshold(n)
+    want = int(np.count_nonzero(reference < T))
+    assert peaks_below(x, T) == want
+    assert peaks_below(x, T, band=1e6) == want
+    if n % 2 == 0:
+        h = n // 2
+        Z = scipy.fft.fft(pairs_as_complex(x))
+        mirror = np.conj(Z[(h - np.arange(h)) % h])
+        fast = np.abs(0.5 * (Z + mirror) + _twiddles(n) * (-0.5j * (Z - mirror)))
+        assert np.max(np.abs(fast - reference)) < 1e-4 * FAST_DFT_BAND * math.sqrt(n)
+    odd = x[:-1] if n % 2 == 0 else x
+    T_odd = fft_threshold(odd.size)
+    assert peaks_below(odd, T_odd) == int(np.count_nonzero(np.abs(np.fft.rfft(2.0 * odd - 1.0))[: odd.size // 2] < T_odd))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 100, 5000])
+def test_walk_extremes_and_cumulative_sums_against_cumsum(n):
+    from certify.stats.sp800_22._kernels import walk_extremes
+    for x in (rng(n).integers(0, 2, n, dtype=np.uint8), np.ones(n, np.uint8), np.zeros(n, np.uint8)):
+        s = np.cumsum(2 * x.astype(np.int64) - 1)
+        total, hi, lo = walk_extremes(x)
+        assert total == s[-1]
+        assert (hi, lo) == ((s[:-1].max(), s[:-1].min()) if n > 1 else (0, 0))
+        r = nist.cumulative_sums(x, enforce_minimums=False)
+        backward = np.cumsum(2 * x[::-1].astype(np.int64) - 1)
+        assert r.details["statistics"] == [np.abs(s).max(), np.abs(backward).max()]
+
+
+def test_block_codes_and_short_cyclic_counts():
+    from certify.stats.sp800_22._kernels import block_codes
+    x = rng(5).integers(0, 2, 1000, dtype=np.uint8)
+    for L in (1, 6, 16):
+        count = x.size // L
+        assert block_codes(x, count, L).tolist() == (x[: count * L].reshape(count, L) @ (1 << np.arange(L - 1, -1, -1))).tolist()
+    short = np.array([1, 0, 1], np.uint8)  # fewer bits than m: the windows wrap more than once
+    ext = "101" * 3
+    want = np.zeros(2 ** 5, np.int64)
+    for i in range(3):
+        want[int(ext[i:i + 5], 2)] += 1
+    assert cyclic_pattern_counts(short, 5).tolist() == want.tolist()
+
+
+def test_non_overlapping_template_rows_are_the_per_template_computation():
+    from scipy import special
+    x = rng(8).integers(0, 2, 8 * 4000, dtype=np.uint8)
+    r = nist.non_overlapping_template(x, m=3, templates=["111", "001", "010"])
+    M, mu, var = r.details["M"], r.details["mu"], r.details["var"]
+    for label, W, chi2, p in zip(r.details["labels"], r.details["W"], r.details["statistics"], r.pvalues):
+        t = nist.as_bits(label)
+        assert W == nonoverlapping_scan(x, 8, M, t).tolist()
+        want = float(np.sum((np.array(W) - mu) ** 2) / var)
+        assert chi2 == want and p == float(special.gammaincc(4.0, want / 2))
+
+
+def test_tables_are_computed_once_when_threads_race():
+    import threading
+    import time as _time
+    from certify.stats.sp800_22._common import computed_once
+    calls = []
+
+    @computed_once
+    def table(m):
+        calls.append(m)
+        _time.sleep(0.05)  # long enough for every thread to arrive while the first computes
+        return (m, m)
+
+    threads = [threading.Thread(target=table, args=(9,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [9] and table(9) == (9, 9) and calls == [9]

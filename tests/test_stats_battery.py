@@ -1,6 +1,7 @@
 """The batteries as one call: plain data, the family verdict, profiles and the second level."""
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -95,11 +96,15 @@ def test_json_is_written_atomically(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]  # no temporary left behind
 
 
-def test_two_processes_give_the_same_p_values_as_one():
-    # 2 x 1,000,000 bits: enough for the process pool to be used (PARALLEL_MIN_BITS)
+def test_two_threads_give_the_same_results_as_one(monkeypatch):
+    # 2 x 1,000,000 bits: enough for two threads to be used (PARALLEL_MIN_BITS), even on one CPU
+    monkeypatch.setattr(battery.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert battery.sequence_workers(2, 2, 1_000_000) == 2
+    assert battery.sequence_workers(2, 1, 1_000_000) == battery.sequence_workers(2, 2, 999_992) == 1
+    assert battery.sequence_workers(8, 100, 1_000_000) == 2  # never more threads than CPUs
     one = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=1)
     two = battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 2, jobs=2)
-    assert {k: v["pvalues"] for k, v in one.items()} == {k: v["pvalues"] for k, v in two.items()}
+    assert one == two
 
 
 @pytest.mark.slow
@@ -109,3 +114,18 @@ def test_certified_drbg_passes_the_lab_profile():
     assert result["passed"], battery.failure_message(result)
     frequency = result["sp800_22"]["Frequency"]["second_level"][0]
     assert frequency["m"] == 100 and frequency["uniformity_pvalue"] is not None
+
+
+def test_an_error_in_one_thread_stops_the_battery(monkeypatch):
+    calls = []
+
+    def failing(packed, n_bits, alpha):
+        calls.append(1)
+        time.sleep(0.05)  # 50 sequences on 2 threads would take 1.25 s if none were cancelled
+        raise ArithmeticError("p-value is NaN")
+
+    monkeypatch.setattr(battery, "_run_sequence", failing)
+    monkeypatch.setattr(battery.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    with pytest.raises(ArithmeticError, match="NaN"):
+        battery.sp800_22_battery(streams.stream(12, 0), 1_000_000, 50, jobs=2)
+    assert len(calls) < 50  # the sequences not started were cancelled, not run

@@ -18,11 +18,12 @@ of both batteries); the NIST section 4.2 figures are reported beside it.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from multiprocessing import get_context
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from certify.stats.result import TestResult
 from certify.validate import check_alpha
 
 SCHEMA = "certify.rng/1"
-PARALLEL_MIN_BITS = 2_000_000  # below this, starting worker processes costs more than it saves
+PARALLEL_MIN_BITS = 2_000_000  # below this, a second thread has too little work to share
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,23 @@ def _series_labels(name: str, results: list[dict[str, Any]]) -> list[str]:
     return [name]
 
 
+def sequence_workers(jobs: int, sequences: int, n_bits: int) -> int:
+    """Threads for the SP 800-22 sequences: at most ``jobs``, one per sequence and one per CPU this
+    process may run on; one below PARALLEL_MIN_BITS of work.
+
+    Threads, not processes: the tests spend most of their time in numba kernels compiled with
+    ``nogil`` and in scipy.fft, which release the GIL, so two threads use two cores; the
+    sequences and the compiled kernels are shared, where a worker process pays about 1.2 s CPU to
+    import the suite and load the kernels from numba's cache, plus a pickled copy of its input."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    if sequences < 2 or n_bits * sequences < PARALLEL_MIN_BITS:
+        return 1
+    return max(1, min(jobs, sequences, cpus))
+
+
 def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, jobs: int = 1,
                      progress: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
     """Every SP 800-22 test on ``sequences`` sequences of ``n_bits`` bits, with the 4.2 second level.
@@ -124,17 +142,19 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
     if n_bits % 8:
         raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
     packed = [bytes(source.random_bytes(n_bits // 8)) for _ in range(sequences)]
-    per_sequence: list[list[dict[str, Any]]]
-    if jobs > 1 and sequences > 1 and n_bits * sequences >= PARALLEL_MIN_BITS:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_run_sequence, p, n_bits, alpha) for p in packed]
-            per_sequence = []
-            for i, f in enumerate(futures):
-                per_sequence.append(f.result())
+    workers = sequence_workers(jobs, sequences, n_bits)
+    per_sequence: list[list[dict[str, Any]]] = []
+    if workers > 1:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sp800-22")
+        try:
+            done = pool.map(_run_sequence, packed, repeat(n_bits), repeat(alpha))
+            for i, results in enumerate(done):
+                per_sequence.append(results)
                 if progress:
                     progress(f"SP 800-22 sequence {i + 1}/{sequences}")
+        finally:  # an error or Ctrl-C: drop the sequences not started yet
+            pool.shutdown(wait=True, cancel_futures=True)
     else:
-        per_sequence = []
         for i, p in enumerate(packed):
             per_sequence.append(_run_sequence(p, n_bits, alpha))
             if progress:

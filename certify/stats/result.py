@@ -3,9 +3,29 @@ rule that turns a p-value into a verdict."""
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copied(obj: Any) -> Any:
+    """A field value as ``dataclasses.asdict`` gives it (fresh dicts, lists and tuples, deep copies
+    of anything else), without asdict's generic dispatch on every plain number: the SP 800-22
+    battery converts a few thousand p-values and counts per sequence."""
+    if type(obj) in _SCALARS:
+        return obj
+    if isinstance(obj, dict):
+        return type(obj)((_copied(k), _copied(v)) for k, v in obj.items())
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple
+        return type(obj)(*[_copied(v) for v in obj])
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_copied(v) for v in obj)
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return asdict(obj)
+    return copy.deepcopy(obj)
 
 
 def passes(pvalue: Any, alpha: Any) -> bool:
@@ -73,7 +93,7 @@ class TestResult:
         return "pass" if self.passed else "FAIL"
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {f.name: _copied(getattr(self, f.name)) for f in fields(self)}
         d["pvalues"] = list(self.pvalues)
         d["verdict"] = self.verdict
         return d

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+import threading
+from functools import lru_cache, wraps
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 from scipy import special
@@ -35,6 +37,8 @@ def as_bits(bits: Any) -> np.ndarray:
     arr = np.asarray(bits)
     if arr.ndim != 1:
         raise ValueError(f"bits: expected a 1-D array, got shape {arr.shape}")
+    if arr.dtype == np.uint8 and (arr.size == 0 or int(arr.max()) <= 1):
+        return np.ascontiguousarray(arr)  # the battery's own arrays: one fast scan
     if arr.dtype == np.bool_:
         return arr.astype(np.uint8)
     if not np.issubdtype(arr.dtype, np.integer):
@@ -43,6 +47,24 @@ def as_bits(bits: Any) -> np.ndarray:
     if bad.size:
         raise ValueError(f"bits: element {bad[0]} is {arr[bad[0]]}, expected 0 or 1")
     return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+def computed_once(fn: Callable | None = None, *, maxsize: int | None = None) -> Callable:
+    """``lru_cache`` for the probability tables and twiddles, behind a lock: when the battery runs
+    sequences on threads, the first sequences would otherwise all compute the same table at once
+    (the exact longest-run table takes ~0.2 s)."""
+    if fn is None:
+        return lambda f: computed_once(f, maxsize=maxsize)
+    cached = lru_cache(maxsize=maxsize)(fn)
+    lock = threading.Lock()
+
+    @wraps(fn)
+    def once(*args):
+        with lock:
+            return cached(*args)
+
+    once.cache_clear = cached.cache_clear
+    return once
 
 
 def clean_p(p: float) -> float:
@@ -87,11 +109,18 @@ def not_applicable(name: str, n: int, alpha: float, reason: str, **details: Any)
     return TestResult.not_applicable(name, int(n), alpha, reason, **_plain(details))
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(obj: Any) -> Any:
     """numpy scalars/arrays -> plain Python, so details are JSON-able."""
+    if type(obj) in _SCALARS:
+        return obj
     if isinstance(obj, dict):
         return {k: _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
+        if all(type(v) in _SCALARS for v in obj):  # already plain (the templates' labels, W rows)
+            return list(obj)
         return [_plain(v) for v in obj]
     if isinstance(obj, np.ndarray):
         return obj.tolist()

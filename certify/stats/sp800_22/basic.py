@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy import special
 
-from ._common import as_bits, clean_p, erfc, igamc, not_applicable, result
-from ._kernels import longest_runs
+from ._common import as_bits, clean_p, computed_once, erfc, igamc, not_applicable, result
+from ._kernels import longest_runs, walk_extremes
 
 
 def frequency(bits, alpha: float = 0.01, *, enforce_minimums: bool = True):
@@ -70,7 +69,7 @@ _LONGEST_RUN_NIST_PI = {
 }
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def longest_run_probabilities(M: int, lo: int, hi: int) -> tuple[float, ...]:
     """Exact class probabilities for the longest run of ones in M fair bits:
     P(L <= lo), P(L = lo+1), ..., P(L >= hi), by dynamic programming over the current run."""
@@ -138,13 +137,12 @@ def cumulative_sums(bits, alpha: float = 0.01, *, enforce_minimums: bool = True)
     n = x.size
     if n < (100 if enforce_minimums else 1):
         return not_applicable("CumulativeSums", n, alpha, f"n = {n} < 100 bits")
-    steps = 2 * x.astype(np.int64) - 1  # int64: partial sums of long inputs do not overflow
-    forward = np.cumsum(steps)
-    z_fwd = int(np.max(np.abs(forward)))
-    total = int(forward[-1])
-    # Backward partial sums are total - forward[k-1]: no second pass over the reversed input.
-    backward_max = max(abs(total), int(np.max(np.abs(total - forward[:-1]))) if n > 1 else 0)
-    z_bwd = backward_max
+    # One compiled pass (int64: no overflow however long the input). Backward partial sums are
+    # S_n - S_(k-1), so their largest modulus is |S_n| or S_n minus the smallest / the largest
+    # S_k minus S_n over k < n.
+    total, hi, lo = (int(v) for v in walk_extremes(x))
+    z_fwd = max(abs(total), abs(hi), abs(lo)) if n > 1 else abs(total)
+    z_bwd = max(abs(total), total - lo, hi - total) if n > 1 else abs(total)
     ps = [cusum_pvalue(n, z_fwd), cusum_pvalue(n, z_bwd)]
     return result("CumulativeSums", n, alpha, ps, None, None,
                   "maximal excursion of the +/-1 random walk", labels=["forward", "backward"],

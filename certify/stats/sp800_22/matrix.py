@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
-from ._common import as_bits, igamc, not_applicable, result
+from ._common import as_bits, computed_once, igamc, not_applicable, result
 from ._kernels import gf2_ranks, linear_complexities
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def rank_probabilities(M: int, Q: int) -> tuple[float, float, float]:
     """Exact P(rank = m), P(rank = m-1), P(rank <= m-2) for a random M x Q matrix over GF(2),
     m = min(M, Q) (section 3.5)."""
@@ -69,7 +68,7 @@ def rank(bits, alpha: float = 0.01, *, M: int = 32, Q: int = 32, probabilities: 
 LINEAR_COMPLEXITY_NIST_PI = (0.01047, 0.03125, 0.125, 0.5, 0.25, 0.0625, 0.020833)
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def linear_complexity_probabilities(M: int) -> tuple[float, ...]:
     """Exact class probabilities of T = (-1)^M (L - mu) + 2/9 for M fair bits, from the count of
     length-M sequences with linear complexity L: 1 for L = 0, 2^(2L-1) for 1 <= L <= M/2,

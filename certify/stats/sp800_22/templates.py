@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
+from scipy import special
 
-from ._common import as_bits, igamc, not_applicable, result
-from ._kernels import block_window_counts, nonoverlapping_scan
+from ._common import as_bits, computed_once, igamc, not_applicable, result
+from ._kernels import block_window_counts, block_window_matches, nonoverlapping_scan
 
 
 def _template_array(t) -> np.ndarray:
@@ -29,7 +29,7 @@ def is_aperiodic(t) -> bool:
     return all(t[:k] != t[m - k:] for k in range(1, m))
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def aperiodic_templates(m: int) -> tuple[str, ...]:
     """All aperiodic m-bit templates in increasing binary order (the reference code's
     templates/template<m> files; 148 for m = 9)."""
@@ -39,6 +39,11 @@ def aperiodic_templates(m: int) -> tuple[str, ...]:
         if is_aperiodic(s):
             out.append(s)
     return tuple(out)
+
+
+@computed_once
+def _aperiodic_codes(m: int) -> tuple[int, ...]:
+    return tuple(int(t, 2) for t in aperiodic_templates(m))
 
 
 def _block_window_counts(x: np.ndarray, N: int, M: int, m: int) -> np.ndarray:
@@ -57,29 +62,33 @@ def non_overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, N: int = 
     """
     x = as_bits(bits)
     n = x.size
-    tlist = [_template_array(t) for t in (aperiodic_templates(m) if templates is None else templates)]
-    if any(t.size != m for t in tlist):
-        raise ValueError(f"non_overlapping_template: every template must have m = {m} bits")
+    if templates is None:
+        labels, codes = list(aperiodic_templates(m)), _aperiodic_codes(m)
+        aperiodic = [True] * len(labels)
+    else:
+        tlist = [_template_array(t) for t in templates]
+        if any(t.size != m for t in tlist):
+            raise ValueError(f"non_overlapping_template: every template must have m = {m} bits")
+        labels = ["".join(map(str, t.tolist())) for t in tlist]
+        codes = [_code(t) for t in tlist]
+        aperiodic = [is_aperiodic(t) for t in tlist]
     M = n // N
     mu = (M - m + 1) / 2 ** m
     var = M * (1 / 2 ** m - (2 * m - 1) / 2 ** (2 * m))
     if M < m or var <= 0 or (enforce_minimums and mu < 5):
         return not_applicable("NonOverlappingTemplate", n, alpha,
                               f"blocks of M = {M} bits: expected count {mu:.2f} of an {m}-bit template is below 5")
-    counts = _block_window_counts(x, N, M, m) if any(is_aperiodic(t) for t in tlist) else None
-    W_all, chi2s, ps = [], [], []
-    for t in tlist:
-        if is_aperiodic(t):
-            W = counts[:, _code(t)]
-        else:
-            W = nonoverlapping_scan(x, N, M, t)
-        chi2 = float(np.sum((W - mu) ** 2) / var)
-        W_all.append(W.tolist())
-        chi2s.append(chi2)
-        ps.append(igamc(N / 2, chi2 / 2))
-    labels = ["".join(map(str, t.tolist())) for t in tlist]
+    counts = _block_window_counts(x, N, M, m) if any(aperiodic) else None
+    W = np.empty((len(labels), N), dtype=np.int64)
+    for i, code in enumerate(codes):
+        W[i] = counts[:, code] if aperiodic[i] else nonoverlapping_scan(x, N, M, tlist[i])
+    # Row by row these are the per-template float(np.sum((W_t - mu) ** 2) / var) and
+    # igamc(N/2, chi2/2): the same reductions and the same gammaincc, over all templates at once.
+    chi2s = (np.sum((W - mu) ** 2, axis=1) / var).tolist()
+    ps = special.gammaincc(N / 2, np.array(chi2s) / 2).tolist()
+    W_all = W.tolist()
     return result("NonOverlappingTemplate", n, alpha, ps, None, N,
-                  f"{len(tlist)} templates of {m} bits, non-overlapping matches in {N} blocks of {M}",
+                  f"{len(labels)} templates of {m} bits, non-overlapping matches in {N} blocks of {M}",
                   labels=labels, statistics=chi2s, m=m, N=N, M=M, mu=mu, var=var, W=W_all)
 
 
@@ -100,7 +109,7 @@ def overlapping_poisson_probabilities(M: int, m: int, K: int) -> tuple[float, ..
     return tuple(probs)
 
 
-@lru_cache(maxsize=None)
+@computed_once
 def overlapping_exact_probabilities(template: str, M: int, K: int) -> tuple[float, ...]:
     """Exact P(#overlapping occurrences in M fair bits = 0, 1, ..., K-1, >= K), by dynamic
     programming over the KMP automaton of the template (state = matched prefix length)."""
@@ -169,7 +178,7 @@ def overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, M: int = 1032
     if enforce_minimums and float(np.min(N * pi)) < 5:
         return not_applicable("OverlappingTemplate", n, alpha,
                               f"{N} blocks of {M}: smallest expected class count {float(np.min(N * pi)):.1f} < 5")
-    counts = _block_window_counts(x, N, M, m)[:, _code(t)]
+    counts = block_window_matches(x, N, M, m, _code(t))
     v = np.bincount(np.minimum(counts, K), minlength=K + 1)
     chi2 = float(np.sum((v - N * pi) ** 2 / (N * pi)))
     return result("OverlappingTemplate", n, alpha, [igamc(K / 2, chi2 / 2)], chi2, K,

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from ._common import as_bits, erfc, not_applicable, result
-from ._kernels import universal_sum
+from ._kernels import block_codes, universal_sum
 
 # Section 2.9.7: L by n (smallest n for each L from 6 to 16), and the table of
 # expectedValue(L) and variance(L) of section 2.9.4 step (5).
@@ -43,8 +41,7 @@ def universal(bits, alpha: float = 0.01, *, L: int | None = None, Q: int | None 
     K = n // L - Q
     if K < 1:
         return not_applicable("Universal", n, alpha, f"n = {n} leaves no test blocks for L = {L}, Q = {Q}")
-    weights = 1 << np.arange(L - 1, -1, -1, dtype=np.int64)
-    codes = x[: (Q + K) * L].reshape(Q + K, L) @ weights  # non-overlapping L-bit blocks
+    codes = block_codes(x, Q + K, L)  # non-overlapping L-bit blocks
     total = universal_sum(codes, L, Q, K)
     fn = total / K
     c = 0.7 - 0.8 / L + (4 + 32 / L) * K ** (-3 / L) / 15
