@@ -1,0 +1,503 @@
+"""numba kernels of the SP 800-90B 6.3 estimators: the sequential scans, each returning counts.
+
+Every kernel follows the document's step order (and, where 90B leaves a choice open, the NIST
+SP800-90B_EntropyAssessment tool's: ties go to the larger symbol or the later predictor, as
+there), so that the counts C, r and N of the predictors agree exactly with that tool.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True)
+def collision_walk(bits):
+    """6.3.2 steps 1-2 on a bitstring: v collisions, sum of t_i and sum of t_i^2."""
+    n = bits.size
+    i = 0
+    v = 0
+    s2 = 0.0
+    while i < n - 1:
+        if bits[i] == bits[i + 1]:
+            t = 2
+        elif i < n - 2:
+            t = 3
+        else:
+            break
+        v += 1
+        s2 += t * t
+        i += t
+    return v, i, s2
+
+
+@nb.njit(cache=True)
+def compression_scan(bits, block_bits, dict_blocks):
+    """6.3.4 steps 2-4: the Maurer-style distances of 6-bit blocks, summed (Kahan) as log2 and log2^2."""
+    num_blocks = bits.size // block_bits
+    last = np.zeros(1 << block_bits, dtype=np.int64)
+    for i in range(dict_blocks):
+        b = 0
+        for j in range(block_bits):
+            b |= (bits[i * block_bits + j] & 1) << (block_bits - j - 1)
+        last[b] = i + 1
+    x = 0.0
+    xc = 0.0
+    s = 0.0
+    sc = 0.0
+    for i in range(dict_blocks, num_blocks):
+        b = 0
+        for j in range(block_bits):
+            b |= (bits[i * block_bits + j] & 1) << (block_bits - j - 1)
+        d = np.log2(np.float64(i + 1 - last[b]))
+        y = d - xc
+        t = x + y
+        xc = (t - x) - y
+        x = t
+        y = d * d - sc
+        t = s + y
+        sc = (t - s) - y
+        s = t
+        last[b] = i + 1
+    return x, s
+
+
+@nb.njit(inline="always")
+def _kahan(total, comp, value):
+    y = value - comp
+    t = total + y
+    return t, (t - total) - y
+
+
+@nb.njit(inline="always")
+def _two_prod(a, b):
+    """a*b = p + e exactly (Dekker)."""
+    p = a * b
+    split = 134217729.0
+    t = split * a
+    ah = t - (t - a)
+    al = a - ah
+    t = split * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+@nb.njit(inline="always")
+def _dd_mul(ah, al, bh, bl):
+    p, e = _two_prod(ah, bh)
+    e += ah * bl + al * bh
+    h = p + e
+    return h, e - (h - p)
+
+
+@nb.njit(cache=True)
+def compression_g(z, d, num_blocks, log2_hi, log2_lo):
+    """G(z) of 6.3.4 step 7 (the UL/NIST recurrence: B_i = (1-z)^(i-1), Kahan sums), with the
+    powers and the log2 factors carried in double-double so the terms are those of the
+    reference tool's long-double evaluation, rounded to double."""
+    v = num_blocks - d
+    ai_sum = 0.0
+    ai_comp = 0.0
+    first = 0.0
+    first_comp = 0.0
+    th = 1.0 - z
+    tl = (1.0 - th) - z
+    bh, bl = th, tl
+    for i in range(2, d + 1):
+        ph, pl = _dd_mul(log2_hi[i], log2_lo[i], bh, bl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, ph + pl)
+        bh, bl = _dd_mul(bh, bl, th, tl)
+    ad1 = ai_sum
+    truncated = False
+    for i in range(d + 1, num_blocks):
+        ph, pl = _dd_mul(log2_hi[i], log2_lo[i], bh, bl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, ph + pl)
+        sh, sl = _dd_mul(np.float64(num_blocks - i), 0.0, ph, pl)
+        scaled = sh + sl
+        if scaled > 0.0:
+            first, first_comp = _kahan(first, first_comp, scaled)
+        else:
+            truncated = True
+            break
+        bh, bl = _dd_mul(bh, bl, th, tl)
+    first, first_comp = _kahan(first, first_comp, np.float64(num_blocks - d) * ad1)
+    if not truncated:
+        ph, pl = _dd_mul(log2_hi[num_blocks], log2_lo[num_blocks], bh, bl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, ph + pl)
+    return 1.0 / np.float64(v) * z * (z * first + (ai_sum - ad1))
+
+
+# ---------------------------------------------------------------- predictors (6.3.7 - 6.3.10)
+
+@nb.njit(cache=True)
+def multi_mcw(s, k, windows):
+    """6.3.7 MultiMCW: returns (C, N, longest run of correct predictions)."""
+    nw = windows.size
+    L = s.size
+    wmax = windows[nw - 1]
+    counts = np.zeros((nw, k), dtype=np.int64)
+    poses = np.zeros((nw, k), dtype=np.int64)
+    max_cnt = np.zeros(nw, dtype=np.int64)
+    frequent = np.zeros(nw, dtype=np.int64)
+    score = np.zeros(nw, dtype=np.int64)
+    for i in range(wmax):
+        x = s[i]
+        for j in range(nw):
+            if i < windows[j]:
+                counts[j, x] += 1
+                if max_cnt[j] <= counts[j, x]:
+                    max_cnt[j] = counts[j, x]
+                    frequent[j] = x
+                poses[j, x] = i
+    winner = 0
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(windows[0], L):
+        x = s[i]
+        if frequent[winner] == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        for j in range(nw):
+            if i >= windows[j] and frequent[j] == x:
+                score[j] += 1
+                if score[j] >= score[winner]:
+                    winner = j
+        for j in range(nw):
+            if i >= windows[j]:
+                old = s[i - windows[j]]
+                counts[j, old] -= 1
+                counts[j, x] += 1
+                poses[j, x] = i
+                if old != frequent[j] and max_cnt[j] <= counts[j, x]:
+                    max_cnt[j] = counts[j, x]
+                    frequent[j] = x
+                elif old == frequent[j]:
+                    max_cnt[j] -= 1
+                    max_pos = i - windows[j]
+                    for y in range(k):
+                        if max_cnt[j] < counts[j, y] or (max_cnt[j] == counts[j, y] and max_pos <= poses[j, y]):
+                            max_cnt[j] = counts[j, y]
+                            frequent[j] = y
+                            max_pos = poses[j, y]
+    return c, L - windows[0], best_run
+
+
+@nb.njit(cache=True)
+def lag(s, depth):
+    """6.3.8 Lag prediction: returns (C, N, longest run)."""
+    L = s.size
+    score = np.zeros(depth + 1, dtype=np.int64)
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(1, L):
+        x = s[i]
+        if i - winner >= 0 and s[i - winner] == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        top = depth if i >= depth else i
+        for d in range(1, top + 1):
+            if s[i - d] == x:
+                score[d] += 1
+                if score[d] >= score[winner]:
+                    winner = d
+    return c, L - 1, best_run
+
+
+# Prefix dictionaries of the MultiMMC and LZ78Y predictors. A context of m symbols is packed
+# most recent symbol first (8 bits each, two words for up to 16 symbols); binary data packs one
+# bit per symbol and uses direct addressing (id = 2^m + pattern). Otherwise open addressing maps
+# (m, packed context) -> prefix id and (prefix id, next symbol) -> count. Each prefix keeps its
+# best count and predicted symbol as the reference's PostfixDictionary does (a tie goes to the
+# larger symbol).
+
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@nb.njit(inline="always")
+def _mix(a, b, c):
+    h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= (c + np.uint64(0x85EBCA77C2B2AE63)) * np.uint64(0x165667B19E3779F9)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@nb.njit(cache=True)
+def _grow_prefixes(pk_len, pk_hi, pk_lo, p_id):
+    cap = pk_len.size * 2
+    nl = np.full(cap, -1, dtype=np.int64)
+    nh = np.zeros(cap, dtype=np.uint64)
+    nlo = np.zeros(cap, dtype=np.uint64)
+    nid = np.zeros(cap, dtype=np.int64)
+    mask = np.uint64(cap - 1)
+    for t in range(pk_len.size):
+        if pk_len[t] >= 0:
+            h = _mix(np.uint64(pk_len[t]), pk_hi[t], pk_lo[t]) & mask
+            while nl[h] >= 0:
+                h = (h + np.uint64(1)) & mask
+            nl[h] = pk_len[t]
+            nh[h] = pk_hi[t]
+            nlo[h] = pk_lo[t]
+            nid[h] = p_id[t]
+    return nl, nh, nlo, nid
+
+
+@nb.njit(cache=True)
+def _grow_pairs(qk, qv):
+    cap = qk.size * 2
+    nk = np.full(cap, _EMPTY, dtype=np.uint64)
+    nv = np.zeros(cap, dtype=np.int64)
+    mask = np.uint64(cap - 1)
+    for t in range(qk.size):
+        if qk[t] != _EMPTY:
+            h = _mix(qk[t], np.uint64(7), np.uint64(11)) & mask
+            while nk[h] != _EMPTY:
+                h = (h + np.uint64(1)) & mask
+            nk[h] = qk[t]
+            nv[h] = qv[t]
+    return nk, nv
+
+
+@nb.njit(inline="always")
+def _context(hi, lo, m, binary):
+    """The m most recent symbols out of the rolling 16-symbol window."""
+    if binary:
+        return np.uint64(0), lo & ((np.uint64(1) << np.uint64(m)) - np.uint64(1))
+    if m >= 16:
+        return hi, lo
+    if m > 8:
+        return hi & ((np.uint64(1) << np.uint64(8 * (m - 8))) - np.uint64(1)), lo
+    if m == 8:
+        return np.uint64(0), lo
+    return np.uint64(0), lo & ((np.uint64(1) << np.uint64(8 * m)) - np.uint64(1))
+
+
+@nb.njit(inline="always")
+def _roll(hi, lo, x, binary):
+    if binary:
+        return hi, ((lo << np.uint64(1)) | np.uint64(x)) & np.uint64(0xFFFFFFFF)
+    return (hi << np.uint64(8)) | (lo >> np.uint64(56)), (lo << np.uint64(8)) | np.uint64(x)
+
+
+@nb.njit(cache=True)
+def _find(tables, m, hi, lo, binary):
+    """Prefix id of the m-symbol context (hi, lo), or -1 when it has no entry."""
+    pk_len, pk_hi, pk_lo, p_id = tables
+    if binary:
+        pid = (1 << m) | np.int64(lo)
+        return pid if pk_len[pid] > 0 else -1
+    mask = np.uint64(pk_len.size - 1)
+    h = _mix(np.uint64(m), hi, lo) & mask
+    while pk_len[h] >= 0:
+        if pk_len[h] == m and pk_hi[h] == hi and pk_lo[h] == lo:
+            return p_id[h]
+        h = (h + np.uint64(1)) & mask
+    return -1
+
+
+@nb.njit(cache=True)
+def _create(tables, m, hi, lo, binary, n_prefix):
+    """Id of the m-symbol context, created if absent; returns (tables, id, new prefix count)."""
+    pk_len, pk_hi, pk_lo, p_id = tables
+    if binary:
+        pid = (1 << m) | np.int64(lo)
+        if pk_len[pid] <= 0:
+            pk_len[pid] = m
+            n_prefix += 1
+        return tables, pid, n_prefix
+    if 2 * (n_prefix + 1) > pk_len.size:
+        tables = _grow_prefixes(pk_len, pk_hi, pk_lo, p_id)
+        pk_len, pk_hi, pk_lo, p_id = tables
+    mask = np.uint64(pk_len.size - 1)
+    h = _mix(np.uint64(m), hi, lo) & mask
+    while pk_len[h] >= 0:
+        if pk_len[h] == m and pk_hi[h] == hi and pk_lo[h] == lo:
+            return tables, p_id[h], n_prefix
+        h = (h + np.uint64(1)) & mask
+    pk_len[h] = m
+    pk_hi[h] = hi
+    pk_lo[h] = lo
+    p_id[h] = n_prefix
+    return tables, n_prefix, n_prefix + 1
+
+
+@nb.njit(cache=True)
+def _bump(pairs, best, pred, pid, x, make_new, binary, n_pairs):
+    """Count (pid, x) once more (created only if ``make_new``); keeps pid's best and prediction.
+    Returns (pairs, best, pred, created, n_pairs); created is -1 when nothing was counted."""
+    qk, qv = pairs
+    if pid >= best.size:
+        grow = max(best.size, pid + 1)
+        best = np.concatenate((best, np.zeros(grow, dtype=np.int64)))
+        pred = np.concatenate((pred, np.zeros(grow, dtype=np.int64)))
+    if binary:
+        g = 2 * pid + x
+        if qv[g] == 0:
+            if not make_new:
+                return pairs, best, pred, -1, n_pairs
+            created = 1
+            n_pairs += 1
+        else:
+            created = 0
+        qv[g] += 1
+        cnt = qv[g]
+    else:
+        if 2 * (n_pairs + 1) > qk.size:
+            pairs = _grow_pairs(qk, qv)
+            qk, qv = pairs
+        key = np.uint64(pid) * np.uint64(256) + np.uint64(x)
+        mask = np.uint64(qk.size - 1)
+        g = _mix(key, np.uint64(7), np.uint64(11)) & mask
+        while qk[g] != _EMPTY and qk[g] != key:
+            g = (g + np.uint64(1)) & mask
+        created = 0
+        if qk[g] == _EMPTY:
+            if not make_new:
+                return pairs, best, pred, -1, n_pairs
+            qk[g] = key
+            qv[g] = 0
+            created = 1
+            n_pairs += 1
+        qv[g] += 1
+        cnt = qv[g]
+    if cnt > best[pid] or (cnt == best[pid] and x > pred[pid]):
+        best[pid] = cnt
+        pred[pid] = x
+    return pairs, best, pred, created, n_pairs
+
+
+@nb.njit(cache=True)
+def _dict_predictor(s, depth, max_entries, mmc, binary):
+    """The MultiMMC (mmc=True, 6.3.9) or LZ78Y (mmc=False, 6.3.10) predictor over symbols ``s``.
+
+    MultiMMC: one dictionary per context length m = 1..depth, at most ``max_entries`` (x, y)
+    entries each; the predictor with the best score so far makes the prediction.
+    LZ78Y: contexts of lengths depth..1, at most ``max_entries`` contexts in all; the context
+    whose best count is highest (the longest on a tie) makes the prediction.
+    Returns (C, N, longest run of correct predictions)."""
+    L = s.size
+    if binary:
+        size = 1 << (depth + 1)
+        tables = (np.zeros(size, dtype=np.int64), np.zeros(1, dtype=np.uint64),
+                  np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.int64))
+        pairs = (np.zeros(1, dtype=np.uint64), np.zeros(2 * size, dtype=np.int64))
+        best = np.zeros(size, dtype=np.int64)
+        pred = np.zeros(size, dtype=np.int64)
+    else:
+        tables = (np.full(1024, -1, dtype=np.int64), np.zeros(1024, dtype=np.uint64),
+                  np.zeros(1024, dtype=np.uint64), np.zeros(1024, dtype=np.int64))
+        pairs = (np.full(1024, _EMPTY, dtype=np.uint64), np.zeros(1024, dtype=np.int64))
+        best = np.zeros(1024, dtype=np.int64)
+        pred = np.zeros(1024, dtype=np.int64)
+    n_prefix = 0
+    n_pairs = 0
+    entries = np.zeros(depth + 1, dtype=np.int64)  # MMC: (x,y) entries per length; LZ78Y: [0] = contexts
+    score = np.zeros(depth + 1, dtype=np.int64)
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    if mmc:
+        n_pred = L - 2
+        first_i = 2
+    else:
+        n_pred = L - depth - 1
+        first_i = depth + 1
+    # the initial entries: MMC (s[0..m-1]) -> s[m]; LZ78Y (s[depth-m..depth-1]) -> s[depth]
+    for m in range(1, depth + 1):
+        end = m if mmc else depth
+        if mmc and m - 1 >= n_pred:
+            continue
+        hi = np.uint64(0)
+        lo = np.uint64(0)
+        for t in range(end - m, end):
+            hi, lo = _roll(hi, lo, s[t], binary)
+        tables, pid, n_prefix = _create(tables, m, hi, lo, binary, n_prefix)
+        pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, s[end], True, binary, n_pairs)
+        if mmc:
+            entries[m] = 1
+        else:
+            entries[0] += 1
+    hi = np.uint64(0)
+    lo = np.uint64(0)
+    for t in range(max(0, first_i - 16), first_i):
+        hi, lo = _roll(hi, lo, s[t], binary)
+    for i in range(first_i, L):
+        x = s[i]
+        cur_winner = winner
+        found = False
+        have = False
+        prediction = 0
+        max_count = 0
+        top = depth
+        if mmc and i - 1 < top:
+            top = i - 1
+        for step in range(top):
+            m = step + 1 if mmc else depth - step
+            ch, cl = _context(hi, lo, m, binary)
+            pid = -1
+            if (not mmc) or m == 1 or found:
+                pid = _find(tables, m, ch, cl, binary)
+                found = pid >= 0
+            if found:
+                if mmc:
+                    if pred[pid] == x:
+                        score[m] += 1
+                        if score[m] >= score[winner]:
+                            winner = m
+                        if m == cur_winner:
+                            c += 1
+                            run += 1
+                            if run > best_run:
+                                best_run = run
+                    elif m == cur_winner:
+                        run = 0
+                    pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, x,
+                                                                entries[m] < max_entries, binary, n_pairs)
+                    if created == 1:
+                        entries[m] += 1
+                else:
+                    if best[pid] > max_count:
+                        max_count = best[pid]
+                        prediction = pred[pid]
+                        have = True
+                    pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, x, True, binary, n_pairs)
+            else:
+                slot = m if mmc else 0
+                if entries[slot] >= max_entries:
+                    continue
+                tables, pid, n_prefix = _create(tables, m, ch, cl, binary, n_prefix)
+                pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, x, True, binary, n_pairs)
+                entries[slot] += 1
+        if not mmc:
+            if have and prediction == x:
+                c += 1
+                run += 1
+                if run > best_run:
+                    best_run = run
+            else:
+                run = 0
+        hi, lo = _roll(hi, lo, x, binary)
+    return c, n_pred, best_run
+
+
+@nb.njit(cache=True)
+def multi_mmc(s, depth, max_entries, binary):
+    return _dict_predictor(s, depth, max_entries, True, binary)
+
+
+@nb.njit(cache=True)
+def lz78y(s, depth, max_entries, binary):
+    return _dict_predictor(s, depth, max_entries, False, binary)
