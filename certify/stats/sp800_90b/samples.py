@@ -78,7 +78,7 @@ def prepare(values, bits_per_symbol: int, source: str = "<array>", min_samples: 
     raw = raw.astype(np.uint8)
     if raw.size < max(min_samples, 2):
         raise EntropyInputError(
-            f"{source}: {raw.size} samples; SP 800-90B 3.1.1 needs at least {max(min_samples, 2):,}")
+            f"{source}: {raw.size:,} samples; SP 800-90B 3.1.1 needs at least {max(min_samples, 2):,}")
     present = np.zeros(1 << bits_per_symbol, dtype=bool)
     present[raw] = True
     alphabet_size = int(present.sum())
