@@ -96,11 +96,11 @@ def resolve_profile(profile: str | Profile = "standard", **overrides: int | None
 # SP 800-22 over many sequences
 # ---------------------------------------------------------------------------------------------
 
-def _run_sequence(packed: bytes, n_bits: int, alpha: float) -> list[dict[str, Any]]:
+def _run_sequence(packed: bytes, n_bits: int, alpha: float, reference: str = "exact") -> list[dict[str, Any]]:
     from certify.stats import sp800_22
 
     bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8))[:n_bits]
-    return [r.to_dict() for r in sp800_22.run_all(bits, alpha)]
+    return [r.to_dict() for r in sp800_22.run_all(bits, alpha, reference=reference)]
 
 
 def _series_labels(name: str, results: list[dict[str, Any]]) -> list[str]:
@@ -114,19 +114,24 @@ def _series_labels(name: str, results: list[dict[str, Any]]) -> list[str]:
 
 
 def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, jobs: int = 1,
-                     progress: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
-    """Every SP 800-22 test on ``sequences`` sequences of ``n_bits`` bits, with the 4.2 second level.
+                     progress: Callable[[str], None] | None = None,
+                     reference: str = "exact") -> dict[str, dict[str, Any]]:
+    """Every SP 800-22 test on ``sequences`` sequences of ``n_bits`` bits, with the 4.2 second level,
+    computed as ``reference`` says ("exact", or "nist-sts": what the NIST reference code computes).
 
     Returns ``{NIST name: {"pvalues": [[p per series] or None per sequence], "labels": [...],
     "second_level": [...], "member_pvalue": p or None, "results": [per-sequence result dicts]}}``.
     """
+    from certify.stats.sp800_22 import check_reference
+
     if n_bits % 8:
         raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
+    check_reference(reference)
     packed = [bytes(source.random_bytes(n_bits // 8)) for _ in range(sequences)]
     per_sequence: list[list[dict[str, Any]]]
     if jobs > 1 and sequences > 1 and n_bits * sequences >= PARALLEL_MIN_BITS:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_run_sequence, p, n_bits, alpha) for p in packed]
+            futures = [pool.submit(_run_sequence, p, n_bits, alpha, reference) for p in packed]
             per_sequence = []
             for i, f in enumerate(futures):
                 per_sequence.append(f.result())
@@ -135,7 +140,7 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
     else:
         per_sequence = []
         for i, p in enumerate(packed):
-            per_sequence.append(_run_sequence(p, n_bits, alpha))
+            per_sequence.append(_run_sequence(p, n_bits, alpha, reference))
             if progress:
                 progress(f"SP 800-22 sequence {i + 1}/{sequences}")
     out: dict[str, dict[str, Any]] = {}
@@ -296,14 +301,21 @@ def _gives_bits(source) -> bool:
 def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0.01, jobs: int = 1,
                 bits: int | None = None, sequences: int | None = None, decks: int | None = None,
                 small_decks: int | None = None, draws: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
-                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                progress: Callable[[str], None] | None = None, reference: str = "exact") -> dict[str, Any]:
     """Run the batteries of ``profile`` on ``source``; return the plain-data result (module docstring).
+
+    ``reference`` is the SP 800-22 computation mode: "exact" (default), or "nist-sts" to compute
+    what the NIST reference code computes (``certify.stats.sp800_22.REFERENCE_MODES``); the
+    result records it as ``sp800_22_reference``.
 
     ``result["passed"]`` is the family verdict; ``result["family"]["failing"]`` names the tests
     that failed it.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    from certify.stats.sp800_22 import check_reference
+
+    check_reference(reference)
     chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,
                              draws=draws)
     started = time.perf_counter()
@@ -311,7 +323,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
     bits_skipped = None
     if chosen.bits and chosen.sequences:
         if _gives_bits(source):
-            bit_results = sp800_22_battery(source, chosen.bits, chosen.sequences, alpha, jobs, progress)
+            bit_results = sp800_22_battery(source, chosen.bits, chosen.sequences, alpha, jobs, progress, reference)
         else:
             bits_skipped = f"{_name(source)} deals decks and gives no bits"
     card_results = card_battery(source, chosen.decks, chosen.small_decks, alpha, progress, cards_per_deal) \
@@ -335,6 +347,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
         "profile": asdict(chosen),
         "alpha": alpha,
         "sp800_22": bit_results,
+        "sp800_22_reference": reference,
         "sp800_22_skipped": bits_skipped,
         "cards": card_results,
         "draws": draw_results,
