@@ -7,6 +7,8 @@ there), so that the counts C, r and N of the predictors agree exactly with that 
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -92,11 +94,18 @@ def _dd_mul(ah, al, bh, bl):
     return h, e - (h - p)
 
 
+_RESCALE = 2.0 ** 400
+_RESCALE_EXP = 400
+_SMALL = 2.0 ** -400
+
+
 @nb.njit(cache=True)
 def compression_g(z, d, num_blocks, log2_hi, log2_lo):
-    """G(z) of 6.3.4 step 7 (the UL/NIST recurrence: B_i = (1-z)^(i-1), Kahan sums), with the
-    powers and the log2 factors carried in double-double so the terms are those of the
-    reference tool's long-double evaluation, rounded to double."""
+    """G(z) of 6.3.4 step 7 (the UL/NIST recurrence: B_i = (1-z)^(i-1), Kahan sums, the tail cut
+    where a term rounds to zero in double). The reference tool carries B_i in long double, whose
+    exponent reaches 2^-16382; here B_i is a double-double mantissa with its own binary exponent,
+    and the log2 factors are double-double, so each term is the tool's long-double term rounded
+    to double."""
     v = num_blocks - d
     ai_sum = 0.0
     ai_comp = 0.0
@@ -105,27 +114,36 @@ def compression_g(z, d, num_blocks, log2_hi, log2_lo):
     th = 1.0 - z
     tl = (1.0 - th) - z
     bh, bl = th, tl
+    e2 = 0
     for i in range(2, d + 1):
         ph, pl = _dd_mul(log2_hi[i], log2_lo[i], bh, bl)
-        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, ph + pl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
         bh, bl = _dd_mul(bh, bl, th, tl)
+        if bh < _SMALL and bh != 0.0:
+            bh *= _RESCALE
+            bl *= _RESCALE
+            e2 -= _RESCALE_EXP
     ad1 = ai_sum
     truncated = False
     for i in range(d + 1, num_blocks):
         ph, pl = _dd_mul(log2_hi[i], log2_lo[i], bh, bl)
-        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, ph + pl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
         sh, sl = _dd_mul(np.float64(num_blocks - i), 0.0, ph, pl)
-        scaled = sh + sl
+        scaled = math.ldexp(sh + sl, e2)
         if scaled > 0.0:
             first, first_comp = _kahan(first, first_comp, scaled)
         else:
             truncated = True
             break
         bh, bl = _dd_mul(bh, bl, th, tl)
+        if bh < _SMALL and bh != 0.0:
+            bh *= _RESCALE
+            bl *= _RESCALE
+            e2 -= _RESCALE_EXP
     first, first_comp = _kahan(first, first_comp, np.float64(num_blocks - d) * ad1)
     if not truncated:
         ph, pl = _dd_mul(log2_hi[num_blocks], log2_lo[num_blocks], bh, bl)
-        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, ph + pl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
     return 1.0 / np.float64(v) * z * (z * first + (ai_sum - ad1))
 
 
@@ -494,10 +512,122 @@ def _dict_predictor(s, depth, max_entries, mmc, binary):
 
 
 @nb.njit(cache=True)
+def _binary_mmc(s, depth, max_entries):
+    """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern)."""
+    L = s.size
+    counts = np.zeros(1 << (depth + 2), dtype=np.int64)
+    entries = np.zeros(depth + 1, dtype=np.int64)
+    score = np.zeros(depth + 1, dtype=np.int64)
+    n_pred = L - 2
+    for m in range(1, depth + 1):
+        if m - 1 >= n_pred:
+            continue
+        pattern = 0
+        for t in range(m):
+            pattern = (pattern << 1) | np.int64(s[t])
+        counts[2 * ((1 << m) | pattern) + np.int64(s[m])] = 1
+        entries[m] = 1
+    hist = (np.int64(s[0]) << 1) | np.int64(s[1])
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(2, L):
+        x = np.int64(s[i])
+        cur_winner = winner
+        found = False
+        c0 = 0
+        c1 = 0
+        top = depth if i - 1 > depth else i - 1
+        for m in range(1, top + 1):
+            idx = 2 * ((1 << m) | (hist & ((1 << m) - 1)))
+            if m == 1 or found:
+                c0 = counts[idx]
+                c1 = counts[idx + 1]
+                found = c0 + c1 > 0
+            if found:
+                pred = 0 if c0 > c1 else 1
+                if pred == x:
+                    score[m] += 1
+                    if score[m] >= score[winner]:
+                        winner = m
+                    if m == cur_winner:
+                        c += 1
+                        run += 1
+                        if run > best_run:
+                            best_run = run
+                elif m == cur_winner:
+                    run = 0
+                if counts[idx + x] != 0:
+                    counts[idx + x] += 1
+                elif entries[m] < max_entries:
+                    counts[idx + x] = 1
+                    entries[m] += 1
+            elif entries[m] < max_entries:
+                counts[idx + x] += 1
+                entries[m] += 1
+        hist = ((hist << 1) | x) & 0xFFFFFFFF
+    return c, n_pred, best_run
+
+
+@nb.njit(cache=True)
+def _binary_lz78y(s, depth, max_entries):
+    """LZ78Y on bits: contexts of j bits addressed directly (index 2^j + pattern)."""
+    L = s.size
+    counts = np.zeros(1 << (depth + 2), dtype=np.int64)
+    size = 0
+    for j in range(1, depth + 1):
+        pattern = 0
+        for t in range(depth - j, depth):
+            pattern = (pattern << 1) | np.int64(s[t])
+        counts[2 * ((1 << j) | pattern) + np.int64(s[depth])] = 1
+        size += 1
+    hist = 0
+    for t in range(1, depth + 1):
+        hist = (hist << 1) | np.int64(s[t])
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(depth + 1, L):
+        x = np.int64(s[i])
+        max_count = 0
+        prediction = -1
+        for j in range(depth, 0, -1):
+            idx = 2 * ((1 << j) | (hist & ((1 << j) - 1)))
+            c0 = counts[idx]
+            c1 = counts[idx + 1]
+            if c0 + c1 > 0:
+                if c0 > c1:
+                    if c0 > max_count:
+                        max_count = c0
+                        prediction = 0
+                elif c1 > max_count:
+                    max_count = c1
+                    prediction = 1
+                counts[idx + x] += 1
+            elif size < max_entries:
+                counts[idx + x] = 1
+                size += 1
+        if prediction == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        hist = ((hist << 1) | x) & 0xFFFFFFFF
+    return c, L - depth - 1, best_run
+
+
+@nb.njit(cache=True)
 def multi_mmc(s, depth, max_entries, binary):
+    if binary and depth <= 24:
+        return _binary_mmc(s, depth, max_entries)
     return _dict_predictor(s, depth, max_entries, True, binary)
 
 
 @nb.njit(cache=True)
 def lz78y(s, depth, max_entries, binary):
+    if binary and depth <= 24:
+        return _binary_lz78y(s, depth, max_entries)
     return _dict_predictor(s, depth, max_entries, False, binary)
