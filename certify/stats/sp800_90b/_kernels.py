@@ -11,6 +11,20 @@ import math
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Count of trailing zero bits of a uint64 (LLVM cttz)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
 
 
 @nb.njit(cache=True)
@@ -208,8 +222,62 @@ def multi_mcw(s, k, windows):
 
 
 @nb.njit(cache=True)
-def lag(s, depth):
+def _binary_lag(s):
+    """6.3.8 on bits with D = 128: the last 128 bits as two words (bit d-1 = s[i-d]), so the lags
+    that predicted s[i] are the set bits of (history XNOR s[i]), visited in increasing lag."""
+    L = s.size
+    score = np.zeros(129, dtype=np.int64)
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    h0 = np.uint64(0)
+    h1 = np.uint64(0)
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    one = np.uint64(1)
+    h0 = np.uint64(s[0])
+    for i in range(1, L):
+        x = s[i]
+        if s[i - winner] == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        valid0 = ones if i >= 64 else (one << np.uint64(i)) - one
+        valid1 = ones if i >= 128 else (((one << np.uint64(i - 64)) - one) if i > 64 else np.uint64(0))
+        if x:
+            m0 = h0 & valid0
+            m1 = h1 & valid1
+        else:
+            m0 = ~h0 & valid0
+            m1 = ~h1 & valid1
+        top = score[winner]
+        while m0:
+            d = np.int64(_cttz(m0)) + 1
+            score[d] += 1
+            if score[d] >= top:
+                winner = d
+                top = score[d]
+            m0 &= m0 - one
+        while m1:
+            d = np.int64(_cttz(m1)) + 65
+            score[d] += 1
+            if score[d] >= top:
+                winner = d
+                top = score[d]
+            m1 &= m1 - one
+        h1 = (h1 << one) | (h0 >> np.uint64(63))
+        h0 = (h0 << one) | np.uint64(x)
+    return c, L - 1, best_run
+
+
+@nb.njit(cache=True)
+def lag(s, depth, binary=False):
     """6.3.8 Lag prediction: returns (C, N, longest run)."""
+    if binary and depth == 128:
+        return _binary_lag(s)
     L = s.size
     score = np.zeros(depth + 1, dtype=np.int64)
     winner = 1
@@ -253,26 +321,6 @@ def _mix(a, b, c):
 
 
 @nb.njit(cache=True)
-def _grow_prefixes(pk_len, pk_hi, pk_lo, p_id):
-    cap = pk_len.size * 2
-    nl = np.full(cap, -1, dtype=np.int64)
-    nh = np.zeros(cap, dtype=np.uint64)
-    nlo = np.zeros(cap, dtype=np.uint64)
-    nid = np.zeros(cap, dtype=np.int64)
-    mask = np.uint64(cap - 1)
-    for t in range(pk_len.size):
-        if pk_len[t] >= 0:
-            h = _mix(np.uint64(pk_len[t]), pk_hi[t], pk_lo[t]) & mask
-            while nl[h] >= 0:
-                h = (h + np.uint64(1)) & mask
-            nl[h] = pk_len[t]
-            nh[h] = pk_hi[t]
-            nlo[h] = pk_lo[t]
-            nid[h] = p_id[t]
-    return nl, nh, nlo, nid
-
-
-@nb.njit(cache=True)
 def _grow_pairs(qk, qv):
     cap = qk.size * 2
     nk = np.full(cap, _EMPTY, dtype=np.uint64)
@@ -309,117 +357,53 @@ def _roll(hi, lo, x, binary):
     return (hi << np.uint64(8)) | (lo >> np.uint64(56)), (lo << np.uint64(8)) | np.uint64(x)
 
 
-@nb.njit(cache=True)
-def _find(tables, m, hi, lo, binary):
-    """Prefix id of the m-symbol context (hi, lo), or -1 when it has no entry."""
-    pk_len, pk_hi, pk_lo, p_id = tables
-    if binary:
-        pid = (1 << m) | np.int64(lo)
-        return pid if pk_len[pid] > 0 else -1
+@nb.njit(inline="always")
+def _prefix_slot(pk_len, pk_hi, pk_lo, m, hi, lo):
+    """Slot of the m-symbol context (hi, lo): where it is, or the empty slot where it would go."""
     mask = np.uint64(pk_len.size - 1)
     h = _mix(np.uint64(m), hi, lo) & mask
     while pk_len[h] >= 0:
         if pk_len[h] == m and pk_hi[h] == hi and pk_lo[h] == lo:
-            return p_id[h]
+            return np.int64(h)
         h = (h + np.uint64(1)) & mask
-    return -1
+    return np.int64(h)
+
+
+@nb.njit(inline="always")
+def _pair_slot(qk, key):
+    mask = np.uint64(qk.size - 1)
+    g = _mix(key, np.uint64(7), np.uint64(11)) & mask
+    while qk[g] != _EMPTY and qk[g] != key:
+        g = (g + np.uint64(1)) & mask
+    return np.int64(g)
 
 
 @nb.njit(cache=True)
-def _create(tables, m, hi, lo, binary, n_prefix):
-    """Id of the m-symbol context, created if absent; returns (tables, id, new prefix count)."""
-    pk_len, pk_hi, pk_lo, p_id = tables
-    if binary:
-        pid = (1 << m) | np.int64(lo)
-        if pk_len[pid] <= 0:
-            pk_len[pid] = m
-            n_prefix += 1
-        return tables, pid, n_prefix
-    if 2 * (n_prefix + 1) > pk_len.size:
-        tables = _grow_prefixes(pk_len, pk_hi, pk_lo, p_id)
-        pk_len, pk_hi, pk_lo, p_id = tables
-    mask = np.uint64(pk_len.size - 1)
-    h = _mix(np.uint64(m), hi, lo) & mask
-    while pk_len[h] >= 0:
-        if pk_len[h] == m and pk_hi[h] == hi and pk_lo[h] == lo:
-            return tables, p_id[h], n_prefix
-        h = (h + np.uint64(1)) & mask
-    pk_len[h] = m
-    pk_hi[h] = hi
-    pk_lo[h] = lo
-    p_id[h] = n_prefix
-    return tables, n_prefix, n_prefix + 1
-
-
-@nb.njit(cache=True)
-def _bump(pairs, best, pred, pid, x, make_new, binary, n_pairs):
-    """Count (pid, x) once more (created only if ``make_new``); keeps pid's best and prediction.
-    Returns (pairs, best, pred, created, n_pairs); created is -1 when nothing was counted."""
-    qk, qv = pairs
-    if pid >= best.size:
-        grow = max(best.size, pid + 1)
-        best = np.concatenate((best, np.zeros(grow, dtype=np.int64)))
-        pred = np.concatenate((pred, np.zeros(grow, dtype=np.int64)))
-    if binary:
-        g = 2 * pid + x
-        if qv[g] == 0:
-            if not make_new:
-                return pairs, best, pred, -1, n_pairs
-            created = 1
-            n_pairs += 1
-        else:
-            created = 0
-        qv[g] += 1
-        cnt = qv[g]
-    else:
-        if 2 * (n_pairs + 1) > qk.size:
-            pairs = _grow_pairs(qk, qv)
-            qk, qv = pairs
-        key = np.uint64(pid) * np.uint64(256) + np.uint64(x)
-        mask = np.uint64(qk.size - 1)
-        g = _mix(key, np.uint64(7), np.uint64(11)) & mask
-        while qk[g] != _EMPTY and qk[g] != key:
-            g = (g + np.uint64(1)) & mask
-        created = 0
-        if qk[g] == _EMPTY:
-            if not make_new:
-                return pairs, best, pred, -1, n_pairs
-            qk[g] = key
-            qv[g] = 0
-            created = 1
-            n_pairs += 1
-        qv[g] += 1
-        cnt = qv[g]
-    if cnt > best[pid] or (cnt == best[pid] and x > pred[pid]):
-        best[pid] = cnt
-        pred[pid] = x
-    return pairs, best, pred, created, n_pairs
-
-
-@nb.njit(cache=True)
-def _dict_predictor(s, depth, max_entries, mmc, binary):
+def _dict_predictor(s, depth, max_entries, mmc):
     """The MultiMMC (mmc=True, 6.3.9) or LZ78Y (mmc=False, 6.3.10) predictor over symbols ``s``.
 
     MultiMMC: one dictionary per context length m = 1..depth, at most ``max_entries`` (x, y)
     entries each; the predictor with the best score so far makes the prediction.
     LZ78Y: contexts of lengths depth..1, at most ``max_entries`` contexts in all; the context
     whose best count is highest (the longest on a tie) makes the prediction.
+    A context lives in a slot of the (pre-sized, never moved) context table; its best count and
+    predicted symbol sit beside it; (slot, next symbol) -> count is a second table that grows.
     Returns (C, N, longest run of correct predictions)."""
     L = s.size
-    if binary:
-        size = 1 << (depth + 1)
-        tables = (np.zeros(size, dtype=np.int64), np.zeros(1, dtype=np.uint64),
-                  np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.int64))
-        pairs = (np.zeros(1, dtype=np.uint64), np.zeros(2 * size, dtype=np.int64))
-        best = np.zeros(size, dtype=np.int64)
-        pred = np.zeros(size, dtype=np.int64)
+    if mmc:
+        most = depth * min(max_entries, L) + depth
     else:
-        tables = (np.full(1024, -1, dtype=np.int64), np.zeros(1024, dtype=np.uint64),
-                  np.zeros(1024, dtype=np.uint64), np.zeros(1024, dtype=np.int64))
-        pairs = (np.full(1024, _EMPTY, dtype=np.uint64), np.zeros(1024, dtype=np.int64))
-        best = np.zeros(1024, dtype=np.int64)
-        pred = np.zeros(1024, dtype=np.int64)
-    n_prefix = 0
+        most = max_entries + depth
+    pcap = 1024
+    while pcap < 2 * most:
+        pcap *= 2
+    pk_len = np.full(pcap, -1, dtype=np.int8)
+    pk_hi = np.zeros(pcap, dtype=np.uint64)
+    pk_lo = np.zeros(pcap, dtype=np.uint64)
+    best = np.zeros(pcap, dtype=np.int64)
+    pred = np.zeros(pcap, dtype=np.int64)
+    qk = np.full(4096, _EMPTY, dtype=np.uint64)
+    qv = np.zeros(4096, dtype=np.int64)
     n_pairs = 0
     entries = np.zeros(depth + 1, dtype=np.int64)  # MMC: (x,y) entries per length; LZ78Y: [0] = contexts
     score = np.zeros(depth + 1, dtype=np.int64)
@@ -433,45 +417,52 @@ def _dict_predictor(s, depth, max_entries, mmc, binary):
     else:
         n_pred = L - depth - 1
         first_i = depth + 1
-    # the initial entries: MMC (s[0..m-1]) -> s[m]; LZ78Y (s[depth-m..depth-1]) -> s[depth]
-    for m in range(1, depth + 1):
-        end = m if mmc else depth
-        if mmc and m - 1 >= n_pred:
-            continue
-        hi = np.uint64(0)
-        lo = np.uint64(0)
-        for t in range(end - m, end):
-            hi, lo = _roll(hi, lo, s[t], binary)
-        tables, pid, n_prefix = _create(tables, m, hi, lo, binary, n_prefix)
-        pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, s[end], True, binary, n_pairs)
-        if mmc:
-            entries[m] = 1
-        else:
-            entries[0] += 1
     hi = np.uint64(0)
     lo = np.uint64(0)
-    for t in range(max(0, first_i - 16), first_i):
-        hi, lo = _roll(hi, lo, s[t], binary)
-    for i in range(first_i, L):
-        x = s[i]
+    for step in range(-depth, L):
+        # step < 0: the initial entries; MMC (s[0..m-1]) -> s[m]; LZ78Y (s[depth-m..depth-1]) -> s[depth]
+        if step < 0:
+            m0 = step + depth + 1
+            if mmc and m0 - 1 >= n_pred:
+                continue
+            end = m0 if mmc else depth
+            ih = np.uint64(0)
+            il = np.uint64(0)
+            for t in range(end - m0, end):
+                ih, il = _roll(ih, il, s[t], False)
+            x = np.int64(s[end])
+            lo_m = m0
+            hi_m = m0
+            i = -1
+        else:
+            i = step
+            if i < first_i:
+                hi, lo = _roll(hi, lo, s[i], False)
+                continue
+            x = np.int64(s[i])
+            lo_m = 1
+            hi_m = depth
+            if mmc and i - 1 < hi_m:
+                hi_m = i - 1
         cur_winner = winner
         found = False
         have = False
-        prediction = 0
+        prediction = -1
         max_count = 0
-        top = depth
-        if mmc and i - 1 < top:
-            top = i - 1
-        for step in range(top):
-            m = step + 1 if mmc else depth - step
-            ch, cl = _context(hi, lo, m, binary)
-            pid = -1
-            if (not mmc) or m == 1 or found:
-                pid = _find(tables, m, ch, cl, binary)
-                found = pid >= 0
-            if found:
+        for k in range(hi_m - lo_m + 1):
+            m = lo_m + k if mmc else hi_m - k
+            if i < 0:
+                ch, cl = ih, il
+            else:
+                ch, cl = _context(hi, lo, m, False)
+            slot = -1
+            if i >= 0 and ((not mmc) or m == 1 or found):
+                slot = _prefix_slot(pk_len, pk_hi, pk_lo, m, ch, cl)
+                found = pk_len[slot] >= 0
+            if i >= 0 and found:
+                make_new = True
                 if mmc:
-                    if pred[pid] == x:
+                    if pred[slot] == x:
                         score[m] += 1
                         if score[m] >= score[winner]:
                             winner = m
@@ -482,32 +473,53 @@ def _dict_predictor(s, depth, max_entries, mmc, binary):
                                 best_run = run
                     elif m == cur_winner:
                         run = 0
-                    pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, x,
-                                                                entries[m] < max_entries, binary, n_pairs)
-                    if created == 1:
-                        entries[m] += 1
-                else:
-                    if best[pid] > max_count:
-                        max_count = best[pid]
-                        prediction = pred[pid]
-                        have = True
-                    pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, x, True, binary, n_pairs)
+                    make_new = entries[m] < max_entries
+                elif best[slot] > max_count:
+                    max_count = best[slot]
+                    prediction = pred[slot]
+                    have = True
             else:
-                slot = m if mmc else 0
-                if entries[slot] >= max_entries:
+                counter = m if mmc else 0
+                if entries[counter] >= max_entries and i >= 0:
                     continue
-                tables, pid, n_prefix = _create(tables, m, ch, cl, binary, n_prefix)
-                pairs, best, pred, created, n_pairs = _bump(pairs, best, pred, pid, x, True, binary, n_pairs)
-                entries[slot] += 1
-        if not mmc:
-            if have and prediction == x:
-                c += 1
-                run += 1
-                if run > best_run:
-                    best_run = run
-            else:
-                run = 0
-        hi, lo = _roll(hi, lo, x, binary)
+                slot = _prefix_slot(pk_len, pk_hi, pk_lo, m, ch, cl)
+                if pk_len[slot] < 0:
+                    pk_len[slot] = m
+                    pk_hi[slot] = ch
+                    pk_lo[slot] = cl
+                if i < 0:
+                    entries[counter] = 1 if mmc else entries[counter] + 1
+                else:
+                    entries[counter] += 1
+                make_new = True
+            # count (slot, x)
+            if 2 * (n_pairs + 1) > qk.size:
+                qk, qv = _grow_pairs(qk, qv)
+            key = np.uint64(slot) * np.uint64(256) + np.uint64(x)
+            g = _pair_slot(qk, key)
+            if qk[g] == _EMPTY:
+                if not make_new:
+                    continue
+                qk[g] = key
+                qv[g] = 0
+                n_pairs += 1
+                if mmc and found and i >= 0:
+                    entries[m] += 1
+            qv[g] += 1
+            cnt = qv[g]
+            if cnt > best[slot] or (cnt == best[slot] and x > pred[slot]):
+                best[slot] = cnt
+                pred[slot] = x
+        if i >= 0:
+            if not mmc:
+                if have and prediction == x:
+                    c += 1
+                    run += 1
+                    if run > best_run:
+                        best_run = run
+                else:
+                    run = 0
+            hi, lo = _roll(hi, lo, s[i], False)
     return c, n_pred, best_run
 
 
@@ -623,11 +635,11 @@ def _binary_lz78y(s, depth, max_entries):
 def multi_mmc(s, depth, max_entries, binary):
     if binary and depth <= 24:
         return _binary_mmc(s, depth, max_entries)
-    return _dict_predictor(s, depth, max_entries, True, binary)
+    return _dict_predictor(s, depth, max_entries, True)
 
 
 @nb.njit(cache=True)
 def lz78y(s, depth, max_entries, binary):
     if binary and depth <= 24:
         return _binary_lz78y(s, depth, max_entries)
-    return _dict_predictor(s, depth, max_entries, False, binary)
+    return _dict_predictor(s, depth, max_entries, False)

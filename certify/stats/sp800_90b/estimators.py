@@ -334,7 +334,7 @@ def multi_mcw(s: np.ndarray, k: int, windows: np.ndarray = MCW_WINDOWS) -> Estim
 
 def lag_prediction(s: np.ndarray, k: int, depth: int = LAG_DEPTH) -> Estimate:
     """6.3.8 Lag prediction (lags 1..128)."""
-    c, n, run = K.lag(np.ascontiguousarray(s, dtype=np.uint8), depth)
+    c, n, run = K.lag(np.ascontiguousarray(s, dtype=np.uint8), depth, k == 2)
     return prediction_estimate("Lag Prediction", "6.3.8", c, n, run, k)
 
 
