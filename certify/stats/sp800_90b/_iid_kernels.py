@@ -19,11 +19,11 @@ def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@nb.njit(cache=True)
-def seed_state(seed):
-    """xoshiro256** state from a 64-bit seed via splitmix64."""
+@nb.njit(cache=True, nogil=True)
+def seed_state(seed, stream=0):
+    """xoshiro256** state for (seed, stream) via splitmix64: one independent stream per permutation."""
     state = np.zeros(4, dtype=np.uint64)
-    z = np.uint64(seed)
+    z = np.uint64(seed) ^ (np.uint64(stream) * np.uint64(0xD1B54A32D192ED03))
     for i in range(4):
         z = z + np.uint64(0x9E3779B97F4A7C15)
         x = z
@@ -48,16 +48,20 @@ def _next(s):
 
 @nb.njit(inline="always")
 def _below(bound, s):
-    """Uniform integer in [0, bound) without modulo bias (rejection on the top of the range)."""
+    """Uniform integer in [0, bound) for bound < 2^32, without bias (Lemire's multiply-shift with
+    rejection, on the top 32 bits of the generator's output)."""
     b = np.uint64(bound)
-    limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % b)
-    while True:
-        x = _next(s)
-        if x < limit:
-            return np.int64(x % b)
+    m = (_next(s) >> np.uint64(32)) * b
+    low = m & np.uint64(0xFFFFFFFF)
+    if low < b:
+        threshold = (np.uint64(0x100000000) - b) % b
+        while low < threshold:
+            m = (_next(s) >> np.uint64(32)) * b
+            low = m & np.uint64(0xFFFFFFFF)
+    return np.int64(m >> np.uint64(32))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def shuffle_pair(a, b, state):
     """Fisher-Yates shuffle of ``a`` and ``b`` by the same permutation."""
     for i in range(a.size - 1, 0, -1):
@@ -70,7 +74,7 @@ def shuffle_pair(a, b, state):
         b[j] = t
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _conversion1(x):
     m = (x.size + 7) // 8
     out = np.zeros(m, dtype=np.uint8)
@@ -79,7 +83,7 @@ def _conversion1(x):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _conversion2(x):
     m = (x.size + 7) // 8
     out = np.zeros(m, dtype=np.uint8)
@@ -88,7 +92,7 @@ def _conversion2(x):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def statistics(data, raw, k, raw_mean, median, active, out):
     """The 5.1 statistics (all but compression, index 18) of one arrangement into ``out``,
     for the tests still ``active``. ``data`` holds the symbols 0..k-1, ``raw`` the sample values;
@@ -194,7 +198,7 @@ def statistics(data, raw, k, raw_mean, median, active, out):
             out[13 + t] = acc
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def proportions(symbols, k):
     """p_i as the NIST tool accumulates them: 1/n added once per sample, in double."""
     p = np.zeros(k)
@@ -202,3 +206,19 @@ def proportions(symbols, k):
     for i in range(symbols.size):
         p[symbols[i]] += step
     return p
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def permutation_batch(data, raw, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
+    """Permutations first .. first + len(out_stats) - 1, side by side: each shuffles a fresh copy
+    of the samples with its own stream (so the results do not depend on the thread count) and
+    computes the active statistics; the shuffled values are kept when ``keep_raw`` (for bzip2)."""
+    count = out_stats.shape[0]
+    for b in nb.prange(count):
+        d = data.copy()
+        r = raw.copy()
+        state = seed_state(seed, first + b)
+        shuffle_pair(d, r, state)
+        statistics(d, r, k, raw_mean, median, active, out_stats[b])
+        if keep_raw:
+            out_raw[b, :] = r

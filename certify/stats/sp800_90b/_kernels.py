@@ -27,7 +27,7 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def collision_walk(bits):
     """6.3.2 steps 1-2 on a bitstring: v collisions, sum of t_i and sum of t_i^2."""
     n = bits.size
@@ -47,7 +47,7 @@ def collision_walk(bits):
     return v, i, s2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def compression_scan(bits, block_bits, dict_blocks):
     """6.3.4 steps 2-4: the Maurer-style distances of 6-bit blocks, summed (Kahan) as log2 and log2^2."""
     num_blocks = bits.size // block_bits
@@ -113,7 +113,7 @@ _RESCALE_EXP = 400
 _SMALL = 2.0 ** -400
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def compression_g(z, d, num_blocks, log2_hi, log2_lo):
     """G(z) of 6.3.4 step 7 (the UL/NIST recurrence: B_i = (1-z)^(i-1), Kahan sums, the tail cut
     where a term rounds to zero in double). The reference tool carries B_i in long double, whose
@@ -163,7 +163,7 @@ def compression_g(z, d, num_blocks, log2_hi, log2_lo):
 
 # ---------------------------------------------------------------- predictors (6.3.7 - 6.3.10)
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def multi_mcw(s, k, windows):
     """6.3.7 MultiMCW: returns (C, N, longest run of correct predictions)."""
     nw = windows.size
@@ -221,7 +221,7 @@ def multi_mcw(s, k, windows):
     return c, L - windows[0], best_run
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _binary_lag(s):
     """6.3.8 on bits with D = 128: the last 128 bits as two words (bit d-1 = s[i-d]), so the lags
     that predicted s[i] are the set bits of (history XNOR s[i]), visited in increasing lag."""
@@ -273,7 +273,7 @@ def _binary_lag(s):
     return c, L - 1, best_run
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def lag(s, depth, binary=False):
     """6.3.8 Lag prediction: returns (C, N, longest run)."""
     if binary and depth == 128:
@@ -320,7 +320,7 @@ def _mix(a, b, c):
     return h
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _grow_pairs(qk, qv):
     cap = qk.size * 2
     nk = np.full(cap, _EMPTY, dtype=np.uint64)
@@ -378,7 +378,7 @@ def _pair_slot(qk, key):
     return np.int64(g)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _dict_predictor(s, depth, max_entries, mmc):
     """The MultiMMC (mmc=True, 6.3.9) or LZ78Y (mmc=False, 6.3.10) predictor over symbols ``s``.
 
@@ -523,7 +523,7 @@ def _dict_predictor(s, depth, max_entries, mmc):
     return c, n_pred, best_run
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _binary_mmc(s, depth, max_entries):
     """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern)."""
     L = s.size
@@ -582,7 +582,7 @@ def _binary_mmc(s, depth, max_entries):
     return c, n_pred, best_run
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _binary_lz78y(s, depth, max_entries):
     """LZ78Y on bits: contexts of j bits addressed directly (index 2^j + pattern)."""
     L = s.size
@@ -631,14 +631,14 @@ def _binary_lz78y(s, depth, max_entries):
     return c, L - depth - 1, best_run
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def multi_mmc(s, depth, max_entries, binary):
     if binary and depth <= 24:
         return _binary_mmc(s, depth, max_entries)
     return _dict_predictor(s, depth, max_entries, True)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def lz78y(s, depth, max_entries, binary):
     if binary and depth <= 24:
         return _binary_lz78y(s, depth, max_entries)

@@ -18,7 +18,7 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _pack(sym, width, per, positions):
     """The ``per`` symbols from each position (zero-padded past the end), and how many are real."""
     n = sym.size
@@ -37,7 +37,7 @@ def _pack(sym, width, per, positions):
     return key, real
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def _pack_all(sym, width, per, pos_bits):
     """For every suffix: its first ``per`` symbols above ``pos_bits`` bits holding n-1-position
     (rolled from the end, O(n))."""
@@ -119,7 +119,7 @@ def _doubling(sym: np.ndarray) -> np.ndarray:
         k *= 2
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def lcp_array(sym, sa):
     """Kasai et al.: lcp[r] = common prefix of suffixes sa[r-1] and sa[r] (lcp[0] = 0)."""
     n = sym.size
@@ -142,7 +142,7 @@ def lcp_array(sym, sa):
     return lcp
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def tuple_statistics(lcp):
     """From the LCP array: v (the LRS length), Q[W] (largest count of a W-tuple, W = 0..v) and
     pairs[W] (number of pairs of equal W-tuples), by one stack pass over the LCP intervals."""
