@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from certify.stats.sp800_90b import _iid_kernels as K
-from certify.stats.sp800_90b.iid import assess_iid, baseline, chi_square_tests, lrs_test, permutation_tests
+from certify.stats.sp800_90b.iid import (assess_iid, baseline, chi_square_tests, lrs_test, permutation_tests,
+                                         sample_values)
 from certify.stats.sp800_90b.restart import restart_tests, sanity_cutoff
 from certify.stats.sp800_90b.samples import EntropyInputError, prepare
 
@@ -74,7 +75,8 @@ def test_permutation_statistics_match_their_definitions(k, bits, n):
     samples = prepare(values, bits)
     mean, median = baseline(samples)
     out = np.full(K.N_STATS, -1.0)
-    K.statistics(samples.symbols, samples.raw, samples.alphabet_size, mean, median, np.ones(K.N_STATS, bool), out)
+    K.statistics(samples.symbols, sample_values(samples), samples.alphabet_size, mean, median,
+                 np.ones(K.N_STATS, bool), out)
     ref = reference_statistics(samples)
     assert out[0] == pytest.approx(ref[0], rel=1e-12)
     assert list(out[1:18]) == pytest.approx(ref[1:], rel=1e-15)
@@ -88,12 +90,21 @@ def test_compression_statistic_is_bzip2_of_the_decimal_text():
 
 def test_shuffle_is_a_seeded_permutation():
     a = np.arange(200, dtype=np.uint8)
-    b = a.copy()
-    K.shuffle_pair(a, b, K.seed_state(np.uint64(9)))
-    assert sorted(a.tolist()) == list(range(200)) and (a == b).all() and (a != np.arange(200)).any()
+    K.shuffle(a, K.seed_state(np.uint64(9)))
+    assert sorted(a.tolist()) == list(range(200)) and (a != np.arange(200)).any()
     c = np.arange(200, dtype=np.uint8)
-    K.shuffle_pair(c, c.copy(), K.seed_state(np.uint64(9)))
+    K.shuffle(c, K.seed_state(np.uint64(9)))
     assert (a == c).all()
+    d = np.arange(200, dtype=np.uint8)
+    K.shuffle(d, K.seed_state(np.uint64(9), 1))   # another permutation's stream
+    assert (d != a).any()
+    # every position receives every value about equally often (no bias in the bounded draw)
+    hits = np.zeros((5, 5), dtype=np.int64)
+    for stream in range(20_000):
+        e = np.arange(5, dtype=np.uint8)
+        K.shuffle(e, K.seed_state(np.uint64(1), stream))
+        hits[np.arange(5), e] += 1
+    assert np.all(np.abs(hits - 4000) < 5 * np.sqrt(20_000 * 0.2 * 0.8))   # 5 sd of a cell count
 
 
 def test_chi_square_statistics_by_hand():

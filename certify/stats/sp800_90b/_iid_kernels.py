@@ -62,16 +62,13 @@ def _below(bound, s):
 
 
 @nb.njit(cache=True, nogil=True)
-def shuffle_pair(a, b, state):
-    """Fisher-Yates shuffle of ``a`` and ``b`` by the same permutation."""
+def shuffle(a, state):
+    """Fisher-Yates shuffle of ``a`` in place."""
     for i in range(a.size - 1, 0, -1):
         j = _below(i + 1, state)
         t = a[i]
         a[i] = a[j]
         a[j] = t
-        t = b[i]
-        b[i] = b[j]
-        b[j] = t
 
 
 @nb.njit(cache=True, nogil=True)
@@ -93,9 +90,10 @@ def _conversion2(x):
 
 
 @nb.njit(cache=True, nogil=True)
-def statistics(data, raw, k, raw_mean, median, active, out):
+def statistics(data, values, k, raw_mean, median, active, out):
     """The 5.1 statistics (all but compression, index 18) of one arrangement into ``out``,
-    for the tests still ``active``. ``data`` holds the symbols 0..k-1, ``raw`` the sample values;
+    for the tests still ``active``. ``data`` holds the symbols 0..k-1 and ``values[symbol]`` the
+    sample value (the excursion and, for non-binary data, the covariance use the values);
     binary data (k == 2) uses conversions I and II as 5.1 directs."""
     n = data.size
     binary = k == 2
@@ -103,7 +101,7 @@ def statistics(data, raw, k, raw_mean, median, active, out):
         running = 0.0
         best = 0.0
         for i in range(n):
-            running += raw[i]
+            running += values[data[i]]
             d = abs(running - (i + 1) * raw_mean)
             if d > best:
                 best = d
@@ -181,7 +179,6 @@ def statistics(data, raw, k, raw_mean, median, active, out):
         out[6] = total / count if count else np.nan
         out[7] = biggest
     per = c1
-    cov = c1 if binary else raw
     m = per.size
     for t in range(5):
         p = LAGS[t]
@@ -193,8 +190,12 @@ def statistics(data, raw, k, raw_mean, median, active, out):
             out[8 + t] = hits
         if active[13 + t]:
             acc = 0
-            for i in range(m - p):
-                acc += np.int64(cov[i]) * np.int64(cov[i + p])
+            if binary:
+                for i in range(m - p):
+                    acc += np.int64(c1[i]) * np.int64(c1[i + p])
+            else:
+                for i in range(m - p):
+                    acc += np.int64(values[data[i]]) * np.int64(values[data[i + p]])
             out[13 + t] = acc
 
 
@@ -209,16 +210,16 @@ def proportions(symbols, k):
 
 
 @nb.njit(cache=True, nogil=True, parallel=True)
-def permutation_batch(data, raw, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
+def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
     """Permutations first .. first + len(out_stats) - 1, side by side: each shuffles a fresh copy
     of the samples with its own stream (so the results do not depend on the thread count) and
     computes the active statistics; the shuffled values are kept when ``keep_raw`` (for bzip2)."""
     count = out_stats.shape[0]
     for b in nb.prange(count):
         d = data.copy()
-        r = raw.copy()
         state = seed_state(seed, first + b)
-        shuffle_pair(d, r, state)
-        statistics(d, r, k, raw_mean, median, active, out_stats[b])
+        shuffle(d, state)
+        statistics(d, values, k, raw_mean, median, active, out_stats[b])
         if keep_raw:
-            out_raw[b, :] = r
+            for i in range(d.size):
+                out_raw[b, i] = values[d[i]]

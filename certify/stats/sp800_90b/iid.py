@@ -50,6 +50,11 @@ def _compressed_size(raw: np.ndarray) -> int:
     return len(bz2.compress(text, 5))
 
 
+def sample_values(samples: Samples) -> np.ndarray:
+    """The sample value of each symbol (symbols are the ranks of the values that occur)."""
+    return np.unique(samples.raw).astype(np.int64)
+
+
 def baseline(samples: Samples) -> tuple[float, float]:
     """Mean of the sample values and median of the symbols (0.5 for binary data), as 5.1 uses them."""
     raw_mean = float(np.sum(samples.raw, dtype=np.int64)) / samples.n
@@ -69,11 +74,12 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
     the result depends on the seed only."""
     data = np.ascontiguousarray(samples.symbols)
     raw = np.ascontiguousarray(samples.raw)
+    values = sample_values(samples)
     k = samples.alphabet_size
     raw_mean, median = baseline(samples)
     active = np.ones(K.N_STATS, dtype=np.bool_)
     original = np.full(K.N_STATS, -1.0)
-    K.statistics(data, raw, k, raw_mean, median, active, original)
+    K.statistics(data, values, k, raw_mean, median, active, original)
     original[18] = _compressed_size(raw)
     counts = np.zeros((K.N_STATS, 3), dtype=np.int64)
     done = 0
@@ -84,7 +90,7 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
             stats = np.full((size, K.N_STATS), -1.0)
             keep = bool(active[18])
             shuffled = np.zeros((size if keep else 1, raw.size), dtype=np.uint8)
-            K.permutation_batch(data, raw, k, raw_mean, median, active, np.uint64(seed), done, stats, shuffled, keep)
+            K.permutation_batch(data, values, k, raw_mean, median, active, np.uint64(seed), done, stats, shuffled, keep)
             if keep:
                 stats[:, 18] = list(pool.map(_compressed_size, shuffled))
             for row in stats:
