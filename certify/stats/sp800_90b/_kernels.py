@@ -527,7 +527,7 @@ def _dict_predictor(s, depth, max_entries, mmc):
 def _binary_mmc(s, depth, max_entries):
     """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern)."""
     L = s.size
-    counts = np.zeros(1 << (depth + 2), dtype=np.int64)
+    counts = np.zeros(1 << (depth + 2), dtype=np.int32)   # a count is at most L < 2^31
     entries = np.zeros(depth + 1, dtype=np.int64)
     score = np.zeros(depth + 1, dtype=np.int64)
     n_pred = L - 2
@@ -586,7 +586,7 @@ def _binary_mmc(s, depth, max_entries):
 def _binary_lz78y(s, depth, max_entries):
     """LZ78Y on bits: contexts of j bits addressed directly (index 2^j + pattern)."""
     L = s.size
-    counts = np.zeros(1 << (depth + 2), dtype=np.int64)
+    counts = np.zeros(1 << (depth + 2), dtype=np.int32)   # a count is at most L < 2^31
     size = 0
     for j in range(1, depth + 1):
         pattern = 0

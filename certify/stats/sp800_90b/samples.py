@@ -76,6 +76,9 @@ def prepare(values, bits_per_symbol: int, source: str = "<array>", min_samples: 
             f"{source}: sample {bad} (byte offset {bad}) has value {int(raw[bad])}, which does not fit in "
             f"{bits_per_symbol} bit(s) per symbol (expected 0..{(1 << bits_per_symbol) - 1})")
     raw = raw.astype(np.uint8)
+    if raw.size * bits_per_symbol >= 1 << 31:
+        raise EntropyInputError(f"{source}: {raw.size:,} samples of {bits_per_symbol} bits: the bitstring must stay "
+                                "under 2^31 bits (the estimators' 32-bit counters); assess a part of the file")
     if raw.size < max(min_samples, 2):
         raise EntropyInputError(
             f"{source}: {raw.size:,} samples; SP 800-90B 3.1.1 needs at least {max(min_samples, 2):,}")
