@@ -36,6 +36,10 @@ class Estimate:
     details: dict[str, Any] = field(default_factory=dict)
     note: str = ""
 
+    def __post_init__(self):
+        if self.min_entropy is not None:  # -log2(1) is -0.0: print 0
+            object.__setattr__(self, "min_entropy", float(self.min_entropy) + 0.0)
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "section": self.section, "min_entropy": self.min_entropy,
                 "details": self.details, "note": self.note}
@@ -255,7 +259,8 @@ def tuple_and_lrs(s: np.ndarray, width: int) -> tuple[Estimate, Estimate]:
         return min(pu, LD(1))
 
     if u > 1:
-        p_max = max(np.power(LD(int(q[i])) / LD(n - i + 1), LD(1) / LD(i)) for i in range(1, u))
+        t = np.arange(1, u, dtype=np.int64)
+        p_max = np.max(np.power(q[1:u].astype(LD) / (n - t + 1).astype(LD), LD(1) / t.astype(LD)))
         pu = bound(p_max)
         t_est = Estimate("t-Tuple", "6.3.5", float(-np.log2(pu)),
                          {"t": u - 1, "p_hat_max": float(p_max), "p_u": float(pu),
@@ -263,12 +268,9 @@ def tuple_and_lrs(s: np.ndarray, width: int) -> tuple[Estimate, Estimate]:
     else:
         t_est = Estimate("t-Tuple", "6.3.5", None, note="no tuple occurs 35 times")
     if v >= u:
-        p_max = LD(0)
-        for w in range(u, v + 1):
-            choices = LD((n - w) * (n - w + 1) // 2)
-            cur = np.power(LD(int(pairs[w])) / choices, LD(1) / LD(w))
-            if p_max < cur:
-                p_max = cur
+        w = np.arange(u, v + 1, dtype=np.int64)
+        choices = ((n - w) * (n - w + 1) // 2).astype(LD)
+        p_max = max(LD(0), np.max(np.power(pairs[u:v + 1].astype(LD) / choices, LD(1) / w.astype(LD))))
         pu = bound(p_max)
         lrs_est = Estimate("Longest Repeated Substring", "6.3.6", float(-np.log2(pu)),
                            {"u": int(u), "v": int(v), "p_hat": float(p_max), "p_u": float(pu)})
