@@ -374,3 +374,11 @@ def test_bad_samples_are_refused():
         prepare([5] * 100, 4)
     with pytest.raises(EntropyInputError, match="at least 1,000,000"):
         prepare([0, 1] * 100, 1, min_samples=1_000_000)
+
+
+def test_threads_do_not_change_the_answer():
+    rng = np.random.default_rng(23)
+    samples = prepare(rng.integers(0, 64, size=8000) // rng.integers(1, 4, size=8000), 6)
+    one = assess_non_iid(samples, jobs=1).to_dict()
+    two = assess_non_iid(samples, jobs=2).to_dict()
+    assert one == two

@@ -13,8 +13,9 @@ from .estimators import Estimate
 from .iid import IidResult, IidTest, assess_iid, chi_square_tests, lrs_test, permutation_tests
 from .non_iid import TrackResult, assess_non_iid, run_estimators
 from .restart import RestartResult, restart_tests
-from .samples import MIN_SAMPLES, EntropyInputError, Samples, prepare, read_samples, to_bitstring
+from .samples import (MIN_SAMPLES, EntropyInputError, Samples, prepare, read_samples,
+                      to_bitstring)
 
 __all__ = ["assess_file", "health_cutoffs", "IidResult", "IidTest", "assess_iid", "chi_square_tests", "lrs_test",
-           "permutation_tests", "RestartResult", "restart_tests", "Estimate", "TrackResult", "assess_non_iid", "run_estimators", "MIN_SAMPLES", "EntropyInputError",
-           "Samples", "prepare", "read_samples", "to_bitstring"]
+           "permutation_tests", "RestartResult", "restart_tests", "Estimate", "TrackResult", "assess_non_iid",
+           "run_estimators", "MIN_SAMPLES", "EntropyInputError", "Samples", "prepare", "read_samples", "to_bitstring"]

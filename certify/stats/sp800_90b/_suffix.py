@@ -77,7 +77,7 @@ def suffix_array(sym: np.ndarray, width: int) -> np.ndarray:
         idx = np.flatnonzero(tied)
         # group ids: runs of tied entries separated by a 'not same' boundary
         starts = np.ones(idx.size, dtype=bool)
-        starts[1:] = ~((idx[1:] == idx[:-1] + 1) & same_at(same, idx[1:] - 1))
+        starts[1:] = ~((idx[1:] == idx[:-1] + 1) & same[idx[1:] - 1])
         group = np.cumsum(starts)
         members = sa[idx]
         nkey, nreal = _pack(sym, width, per, members + offset)
@@ -93,10 +93,6 @@ def suffix_array(sym: np.ndarray, width: int) -> np.ndarray:
         tied[:-1] |= same
         offset += per
     return sa
-
-
-def same_at(same: np.ndarray, i: np.ndarray) -> np.ndarray:
-    return same[i]
 
 
 def _doubling(sym: np.ndarray) -> np.ndarray:
