@@ -155,7 +155,7 @@ def statistics(data, values, k, raw_mean, median, active, out):
     if active[6] or active[7]:
         c2 = _conversion2(data) if binary else data
         kk = 256 if binary else k
-        seen = np.zeros(kk, dtype=np.bool_)
+        seen = np.zeros(kk, dtype=np.int64)   # seen[v] == start + 1: v occurred since this start
         m = c2.size
         i = 0
         j = 0
@@ -163,9 +163,9 @@ def statistics(data, values, k, raw_mean, median, active, out):
         count = 0
         biggest = 0
         while i + j < m:
-            seen[:] = False
+            mark = i + 1
             while i + j < m:
-                if seen[c2[i + j]]:
+                if seen[c2[i + j]] == mark:
                     total += j + 1
                     count += 1
                     if j + 1 > biggest:
@@ -173,7 +173,7 @@ def statistics(data, values, k, raw_mean, median, active, out):
                     i += j
                     j = 0
                     break
-                seen[c2[i + j]] = True
+                seen[c2[i + j]] = mark
                 j += 1
             i += 1
         out[6] = total / count if count else np.nan

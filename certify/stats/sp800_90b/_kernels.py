@@ -400,8 +400,8 @@ def _dict_predictor(s, depth, max_entries, mmc):
     pk_len = np.full(pcap, -1, dtype=np.int8)
     pk_hi = np.zeros(pcap, dtype=np.uint64)
     pk_lo = np.zeros(pcap, dtype=np.uint64)
-    best = np.zeros(pcap, dtype=np.int64)
-    pred = np.zeros(pcap, dtype=np.int64)
+    best = np.zeros(pcap, dtype=np.int32)   # counts < 2^31 (inputs are limited to 2^31 bits)
+    pred = np.zeros(pcap, dtype=np.int16)
     qk = np.full(4096, _EMPTY, dtype=np.uint64)
     qv = np.zeros(4096, dtype=np.int64)
     n_pairs = 0
@@ -475,8 +475,8 @@ def _dict_predictor(s, depth, max_entries, mmc):
                         run = 0
                     make_new = entries[m] < max_entries
                 elif best[slot] > max_count:
-                    max_count = best[slot]
-                    prediction = pred[slot]
+                    max_count = np.int64(best[slot])
+                    prediction = np.int64(pred[slot])
                     have = True
             else:
                 counter = m if mmc else 0
