@@ -429,7 +429,8 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
 @click.option("--packed", is_flag=True, help="FILE holds samples packed as bits, MSB first (not one per byte)")
 @click.option("--restart", "restart_path", type=click.Path(dir_okay=False), default=None,
               help="a 1000 x 1000 restart matrix (3.1.4), restart after restart, in FILE's format")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True, help="seed of the permutation shuffles")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
+              help="seed of the permutation shuffles")
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="most permutations of the 5.1 tests")
 @click.option("--min-samples", type=click.IntRange(min=2), default=1_000_000, show_default=True,
