@@ -499,10 +499,13 @@ def procedures(files: tuple[str, ...], json_path: str | None) -> None:
 @click.option("--seed", type=SEED, default=1, show_default=True, help="master seed of the DRBG")
 @click.option("--alpha", type=click_alpha(), default=0.01, show_default=True)
 @click.option("--jobs", type=WORKERS, default=None, help="threads for the SP 800-22 sequences [2, or 1 on one core]")
+@click.option("--reference", type=click.Choice(["exact", "nist-sts"]), default="exact", show_default=True,
+              help="SP 800-22 computation: exact probabilities, or what the NIST STS reference code computes "
+                   "(its LongestRun and LinearComplexity tables, compound-Poisson OverlappingTemplate)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write every p-value as JSON")
 def rng(source_name, file_path, file_format, low, high, profile, bits, sequences, decks, small_decks, draws,
-        cards_per_deal, seed, alpha, jobs, json_path) -> None:
+        cards_per_deal, seed, alpha, jobs, reference, json_path) -> None:
     """Test an RNG: NIST SP 800-22 on its bits, card and shuffle tests on its deals, draw tests on
     its scaled integers (a file of integers gets the draw tests only).
 
@@ -547,7 +550,7 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
         n_jobs = jobs or min(2, os.cpu_count() or 1)
         result = battery.run_battery(source, profile, alpha=alpha, jobs=n_jobs, bits=bits, sequences=sequences,
                                      decks=decks, small_decks=small_decks, draws=draws, cards_per_deal=cards_per_deal,
-                                     source_label=label, progress=_stderr_progress())
+                                     source_label=label, progress=_stderr_progress(), reference=reference)
     except (ValueError, RandomSourceError, OSError) as exc:
         raise CertifyError(str(exc)) from exc
     _print_rng_table(result)
@@ -559,6 +562,107 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
         click.echo(f"wrote {json_path}")
     if not result["passed"]:
         sys.exit(1)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--bits-per-symbol", "-k", "bits_per_symbol", type=click.IntRange(1, 8), required=True,
+              help="bits in each sample (the low bits of each byte, or of the packed stream)")
+@click.option("--iid/--non-iid", "iid", default=False,
+              help="the IID track (5.1 permutation and 5.2 tests, then the MCV estimate) or the non-IID track "
+                   "(the ten 6.3 estimators) [default: --non-iid]")
+@click.option("--packed", is_flag=True, help="FILE holds samples packed as bits, MSB first (not one per byte)")
+@click.option("--restart", "restart_path", type=click.Path(dir_okay=False), default=None,
+              help="a 1000 x 1000 restart matrix (3.1.4), restart after restart, in FILE's format")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
+              help="seed of the permutation shuffles")
+@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="most permutations of the 5.1 tests")
+@click.option("--min-samples", type=click.IntRange(min=2), default=1_000_000, show_default=True,
+              help="refuse a shorter file (90B 3.1.1 asks for 1,000,000 samples)")
+@click.option("--truncate-bitstring", is_flag=True, help="assess the first 1,000,000 bits of the bitstring only (the NIST tool's -t)")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
+              help="write every estimate and intermediate value as JSON")
+def entropy(file, bits_per_symbol, iid, packed, restart_path, seed, permutations, min_samples, truncate_bitstring,
+            json_path) -> None:
+    """Assess the min-entropy of a noise source's samples (NIST SP 800-90B).
+
+    Prints every estimator's value and intermediate figures, H_original, H_bitstring, the assessed
+    min-entropy per sample and the 4.4 health-test cutoffs it implies. Exit 0 when assessed,
+    1 when the IID tests reject --iid or the restart tests fail, 2 on a usage or input error
+    (nothing is written then)."""
+    from certify.stats.battery import write_json_atomic
+    from certify.stats.sp800_90b.assessment import assess_file
+    from certify.stats.sp800_90b.samples import EntropyInputError
+
+    try:
+        result = assess_file(file, bits_per_symbol, iid=bool(iid), packed=packed, restart_path=restart_path,
+                             seed=seed, permutations=permutations, min_samples=min_samples,
+                             truncate_bitstring=truncate_bitstring)
+    except EntropyInputError as exc:
+        raise CertifyError(str(exc)) from exc
+    _print_entropy(result)
+    if json_path:
+        try:
+            write_json_atomic(json_path, result)
+        except OSError as exc:
+            raise CertifyError(f"cannot write {json_path}: {exc}") from exc
+        click.echo(f"wrote {json_path}")
+    if result["verdict"] != "pass":
+        sys.exit(1)
+
+
+def _print_entropy(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    def f(x):
+        return "-" if x is None else (f"{x:.6f}" if isinstance(x, float) else str(x))
+
+    console = Console()
+    if console.width < 132:
+        console = Console(width=132)
+    k = result["bits_per_symbol"]
+    table = Table(title=f"SP 800-90B {result['track']} track: {result['file']} ({result['samples']:,} samples, "
+                        f"{k} bit(s), {result['alphabet_size']} values)")
+    for column in ("estimator", "section", "data", "min-entropy", "intermediate values"):
+        table.add_column(column, overflow="fold")
+    for data, estimates in (("literal", result["literal"]), ("bitstring", result["bitstring"])):
+        for e in estimates:
+            shown = ", ".join(f"{key} = {f(value)}" for key, value in e["details"].items()
+                              if not isinstance(value, (list, dict)))
+            table.add_row(e["name"], e["section"], data, f(e["min_entropy"]), shown or e["note"])
+    console.print(table)
+    for test in result.get("tests", []):
+        status = "pass" if test["passed"] else "[bold red]FAIL[/]"
+        d = test["details"]
+        if test["name"] == "Permutation tests":
+            extra = f"{d['permutations_run']} permutations (seed {d['seed']})"
+            if d["failing"]:
+                extra += "; failing: " + ", ".join(d["failing"])
+        else:
+            extra = ", ".join(f"{key} = {f(v)}" for key, v in d.items())
+        console.print(f"{test['name']} ({test['section']}): {status}  {extra}")
+    console.print(f"H_original: {f(result['H_original'])}")
+    if result["H_bitstring"] is not None:
+        console.print(f"H_bitstring: {f(result['H_bitstring'])}")
+        console.print(f"min(H_original, {k} X H_bitstring): {f(result['min_entropy'])}")
+    if "restart" in result:
+        r = result["restart"]
+        s = r["sanity_check"]
+        console.print(f"restart sanity check (3.1.4.3): {'pass' if s['passed'] else '[bold red]FAIL[/]'}  "
+                      f"X_max = {s['X_max']}, cutoff {s['cutoff']} (alpha {s['alpha']:.3g})")
+        v = r["validation"]
+        if v["passed"] is not None:
+            console.print(f"restart validation (3.1.4.2): {'pass' if v['passed'] else '[bold red]FAIL[/]'}  "
+                          f"H_r = {f(v['H_r'])}, H_c = {f(v['H_c'])}, H_I = {f(r['H_I'])}")
+    if result["verdict"] == "pass":
+        console.print(f"[bold green]assessed min-entropy: {result['assessed_min_entropy']:.6f} bits per sample[/]")
+        for h in result["health_tests"]:
+            console.print(f"  health tests at alpha {h['alpha']}: repetition count cutoff {h['rct_cutoff']}, "
+                          f"adaptive proportion cutoff {h['apt_cutoff']} in {h['apt_window']}")
+    else:
+        console.print("[bold red]FAIL[/]: " + "; ".join(result["reasons"]))
 
 
 def _stderr_progress():
@@ -580,7 +684,8 @@ def _print_rng_table(result) -> None:
 
     profile = result["profile"]
     table = Table(title=f"RNG battery: {result['source']}",
-                  caption=f"alpha {result['alpha']}; pass: sequences passing in the worst p-value series; NIST 4.2: "
+                  caption=f"alpha {result['alpha']}; SP 800-22 computed: {result.get('sp800_22_reference', 'exact')}; "
+                          "pass: sequences passing in the worst p-value series; NIST 4.2: "
                           "series outside 4.2.1/4.2.2 (for reference); verdict: Holm-Bonferroni over all tests "
                           "(JSON 'method')")
     # pass: worst proportion of sequences passing over the p-value series; NIST 4.2: series outside

@@ -98,11 +98,11 @@ def resolve_profile(profile: str | Profile = "standard", **overrides: int | None
 # SP 800-22 over many sequences
 # ---------------------------------------------------------------------------------------------
 
-def _run_sequence(packed: bytes, n_bits: int, alpha: float) -> list[dict[str, Any]]:
+def _run_sequence(packed: bytes, n_bits: int, alpha: float, reference: str = "exact") -> list[dict[str, Any]]:
     from certify.stats import sp800_22
 
     bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8))[:n_bits]
-    return [r.to_dict() for r in sp800_22.run_all(bits, alpha)]
+    return [r.to_dict() for r in sp800_22.run_all(bits, alpha, reference=reference)]
 
 
 def _series_labels(name: str, results: list[dict[str, Any]]) -> list[str]:
@@ -133,21 +133,26 @@ def sequence_workers(jobs: int, sequences: int, n_bits: int) -> int:
 
 
 def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, jobs: int = 1,
-                     progress: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
-    """Every SP 800-22 test on ``sequences`` sequences of ``n_bits`` bits, with the 4.2 second level.
+                     progress: Callable[[str], None] | None = None,
+                     reference: str = "exact") -> dict[str, dict[str, Any]]:
+    """Every SP 800-22 test on ``sequences`` sequences of ``n_bits`` bits, with the 4.2 second level,
+    computed as ``reference`` says ("exact", or "nist-sts": what the NIST reference code computes).
 
     Returns ``{NIST name: {"pvalues": [[p per series] or None per sequence], "labels": [...],
     "second_level": [...], "member_pvalue": p or None, "results": [per-sequence result dicts]}}``.
     """
+    from certify.stats.sp800_22 import check_reference
+
     if n_bits % 8:
         raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
+    check_reference(reference)
     packed = [bytes(source.random_bytes(n_bits // 8)) for _ in range(sequences)]
     workers = sequence_workers(jobs, sequences, n_bits)
     per_sequence: list[list[dict[str, Any]]] = []
     if workers > 1:
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sp800-22")
         try:
-            done = pool.map(_run_sequence, packed, repeat(n_bits), repeat(alpha))
+            done = pool.map(_run_sequence, packed, repeat(n_bits), repeat(alpha), repeat(reference))
             for i, results in enumerate(done):
                 per_sequence.append(results)
                 if progress:
@@ -156,7 +161,7 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
             pool.shutdown(wait=True, cancel_futures=True)
     else:
         for i, p in enumerate(packed):
-            per_sequence.append(_run_sequence(p, n_bits, alpha))
+            per_sequence.append(_run_sequence(p, n_bits, alpha, reference))
             if progress:
                 progress(f"SP 800-22 sequence {i + 1}/{sequences}")
     out: dict[str, dict[str, Any]] = {}
@@ -358,13 +363,13 @@ def _gives_bits(source) -> bool:
 
 
 def _batteries(source, chosen: Profile, alpha: float, jobs: int, cards_per_deal: int,
-               progress: Callable[[str], None] | None):
+               progress: Callable[[str], None] | None, reference: str = "exact"):
     """The three batteries of ``chosen`` on the source's next data: (bit, card, draw results, skip reason)."""
     bit_results: dict[str, dict[str, Any]] = {}
     bits_skipped = None
     if chosen.bits and chosen.sequences:
         if _gives_bits(source):
-            bit_results = sp800_22_battery(source, chosen.bits, chosen.sequences, alpha, jobs, progress)
+            bit_results = sp800_22_battery(source, chosen.bits, chosen.sequences, alpha, jobs, progress, reference)
         else:
             bits_skipped = f"{_name(source)} deals decks and gives no bits"
     card_results = card_battery(source, chosen.decks, chosen.small_decks, alpha, progress, cards_per_deal) \
@@ -387,7 +392,7 @@ def _members(bit_results, card_results, draw_results) -> dict[str, float]:
 
 
 def _fresh_retest(source, chosen: Profile, alpha: float, jobs: int, cards_per_deal: int,
-                  progress: Callable[[str], None] | None):
+                  progress: Callable[[str], None] | None, reference: str = "exact"):
     """Stage 2 of the confirmatory rule: the batteries holding the failing members, again, on the
     source's next (fresh, non-overlapping) output at the same sizes."""
     from rng.base import RandomSourceError
@@ -401,7 +406,7 @@ def _fresh_retest(source, chosen: Profile, alpha: float, jobs: int, cards_per_de
         if progress:
             progress(f"confirmation on fresh data: {', '.join(names)}")
         try:
-            bit, card, draw, _ = _batteries(source, fresh, alpha, jobs, cards_per_deal, progress)
+            bit, card, draw, _ = _batteries(source, fresh, alpha, jobs, cards_per_deal, progress, reference)
         except RandomSourceError as exc:
             raise Unconfirmable(f"the source has no fresh data: {exc}") from None
         members = _members(bit, card, draw)
@@ -417,8 +422,13 @@ def _fresh_retest(source, chosen: Profile, alpha: float, jobs: int, cards_per_de
 def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0.01, jobs: int = 1,
                 bits: int | None = None, sequences: int | None = None, decks: int | None = None,
                 small_decks: int | None = None, draws: int | None = None, cards_per_deal: int = 52, source_label: str | None = None,
-                progress: Callable[[str], None] | None = None, confirm_failures: bool = True) -> dict[str, Any]:
+                progress: Callable[[str], None] | None = None, confirm_failures: bool = True,
+                reference: str = "exact") -> dict[str, Any]:
     """Run the batteries of ``profile`` on ``source``; return the plain-data result (module docstring).
+
+    ``reference`` is the SP 800-22 computation mode: "exact" (default), or "nist-sts" to compute
+    what the NIST reference code computes (``certify.stats.sp800_22.REFERENCE_MODES``); the
+    result records it as ``sp800_22_reference``.
 
     ``result["family"]`` is the stage-1 family verdict; ``result["confirmation"]`` applies the
     confirmatory rule (``certify.stats.multiple.CONFIRMATION_RULE``: members that fail are repeated
@@ -426,16 +436,19 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
     verdict. ``confirm_failures=False`` gives the stage-1 verdict alone.
     """
     alpha = check_alpha(alpha)
+    from certify.stats.sp800_22 import check_reference
+
+    check_reference(reference)
     chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,
                              draws=draws)
     started = time.perf_counter()
     bit_results, card_results, draw_results, bits_skipped = _batteries(source, chosen, alpha, jobs, cards_per_deal,
-                                                                       progress)
+                                                                       progress, reference)
     members = _members(bit_results, card_results, draw_results)
     if not members:
         raise ValueError("no applicable test: give more bits, decks or draws")
     family = holm(members, alpha)
-    retest = _fresh_retest(source, chosen, alpha, jobs, cards_per_deal, progress) if confirm_failures else None
+    retest = _fresh_retest(source, chosen, alpha, jobs, cards_per_deal, progress, reference) if confirm_failures else None
     verdict = confirm(family, retest)
     return {
         "schema": SCHEMA,
@@ -443,6 +456,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
         "profile": asdict(chosen),
         "alpha": alpha,
         "sp800_22": bit_results,
+        "sp800_22_reference": reference,
         "sp800_22_skipped": bits_skipped,
         "tested": what_was_tested(source, chosen, bits_skipped, bool(card_results), bool(draw_results)),
         "cards": card_results,

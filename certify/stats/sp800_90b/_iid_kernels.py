@@ -1,0 +1,225 @@
+"""numba kernels of the SP 800-90B IID track: the permutation-test statistics of 5.1 and a
+seeded Fisher-Yates shuffle (xoshiro256**, the generator family of the NIST tool)."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+N_STATS = 19
+STAT_NAMES = ("excursion", "numDirectionalRuns", "lenDirectionalRuns", "numIncreasesDecreases", "numRunsMedian",
+              "lenRunsMedian", "avgCollision", "maxCollision", "periodicity(1)", "periodicity(2)", "periodicity(8)",
+              "periodicity(16)", "periodicity(32)", "covariance(1)", "covariance(2)", "covariance(8)",
+              "covariance(16)", "covariance(32)", "compression")
+LAGS = np.array([1, 2, 8, 16, 32], dtype=np.int64)
+
+
+@nb.njit(inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@nb.njit(cache=True, nogil=True)
+def seed_state(seed, stream=0):
+    """xoshiro256** state for (seed, stream) via splitmix64: one independent stream per permutation."""
+    state = np.zeros(4, dtype=np.uint64)
+    z = np.uint64(seed) ^ (np.uint64(stream) * np.uint64(0xD1B54A32D192ED03))
+    for i in range(4):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        x = z
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        state[i] = x ^ (x >> np.uint64(31))
+    return state
+
+
+@nb.njit(inline="always")
+def _next(s):
+    result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
+    t = s[1] << np.uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], 45)
+    return result
+
+
+@nb.njit(inline="always")
+def _below(bound, s):
+    """Uniform integer in [0, bound) for bound < 2^32, without bias (Lemire's multiply-shift with
+    rejection, on the top 32 bits of the generator's output)."""
+    b = np.uint64(bound)
+    m = (_next(s) >> np.uint64(32)) * b
+    low = m & np.uint64(0xFFFFFFFF)
+    if low < b:
+        threshold = (np.uint64(0x100000000) - b) % b
+        while low < threshold:
+            m = (_next(s) >> np.uint64(32)) * b
+            low = m & np.uint64(0xFFFFFFFF)
+    return np.int64(m >> np.uint64(32))
+
+
+@nb.njit(cache=True, nogil=True)
+def shuffle(a, state):
+    """Fisher-Yates shuffle of ``a`` in place."""
+    for i in range(a.size - 1, 0, -1):
+        j = _below(i + 1, state)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@nb.njit(cache=True, nogil=True)
+def _conversion1(x):
+    m = (x.size + 7) // 8
+    out = np.zeros(m, dtype=np.uint8)
+    for i in range(x.size):
+        out[i // 8] += x[i]
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _conversion2(x):
+    m = (x.size + 7) // 8
+    out = np.zeros(m, dtype=np.uint8)
+    for i in range(x.size):
+        out[i // 8] += x[i] << (7 - i % 8)
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def statistics(data, values, k, raw_mean, median, active, out):
+    """The 5.1 statistics (all but compression, index 18) of one arrangement into ``out``,
+    for the tests still ``active``. ``data`` holds the symbols 0..k-1 and ``values[symbol]`` the
+    sample value (the excursion and, for non-binary data, the covariance use the values);
+    binary data (k == 2) uses conversions I and II as 5.1 directs."""
+    n = data.size
+    binary = k == 2
+    if active[0]:
+        running = 0.0
+        best = 0.0
+        for i in range(n):
+            running += values[data[i]]
+            d = abs(running - (i + 1) * raw_mean)
+            if d > best:
+                best = d
+        out[0] = best
+    c1 = _conversion1(data) if binary else data
+    if active[1] or active[2] or active[3]:
+        m = c1.size
+        runs = 1 if m - 1 > 0 else 0
+        longest = 0
+        run = 1
+        ups = 0
+        prev = 0
+        for i in range(m - 1):
+            cur = -1 if c1[i] > c1[i + 1] else 1
+            if cur == 1:
+                ups += 1
+            if i > 0:
+                if cur != prev:
+                    runs += 1
+                    if run > longest:
+                        longest = run
+                    run = 1
+                else:
+                    run += 1
+            prev = cur
+        if run > longest:
+            longest = run
+        out[1] = runs
+        out[2] = longest
+        out[3] = max(ups, (m - 1) - ups)
+    if active[4] or active[5]:
+        med = 0.5 if binary else median
+        runs = 1 if n > 0 else 0
+        longest = 0
+        run = 1
+        prev = -1 if data[0] < med else 1
+        for i in range(1, n):
+            cur = -1 if data[i] < med else 1
+            if cur != prev:
+                runs += 1
+                if run > longest:
+                    longest = run
+                run = 1
+            else:
+                run += 1
+            prev = cur
+        if run > longest:
+            longest = run
+        out[4] = runs
+        out[5] = longest
+    if active[6] or active[7]:
+        c2 = _conversion2(data) if binary else data
+        kk = 256 if binary else k
+        seen = np.zeros(kk, dtype=np.int64)   # seen[v] == start + 1: v occurred since this start
+        m = c2.size
+        i = 0
+        j = 0
+        total = 0
+        count = 0
+        biggest = 0
+        while i + j < m:
+            mark = i + 1
+            while i + j < m:
+                if seen[c2[i + j]] == mark:
+                    total += j + 1
+                    count += 1
+                    if j + 1 > biggest:
+                        biggest = j + 1
+                    i += j
+                    j = 0
+                    break
+                seen[c2[i + j]] = mark
+                j += 1
+            i += 1
+        out[6] = total / count if count else np.nan
+        out[7] = biggest
+    per = c1
+    m = per.size
+    for t in range(5):
+        p = LAGS[t]
+        if active[8 + t]:
+            hits = 0
+            for i in range(m - p):
+                if per[i] == per[i + p]:
+                    hits += 1
+            out[8 + t] = hits
+        if active[13 + t]:
+            acc = 0
+            if binary:
+                for i in range(m - p):
+                    acc += np.int64(c1[i]) * np.int64(c1[i + p])
+            else:
+                for i in range(m - p):
+                    acc += np.int64(values[data[i]]) * np.int64(values[data[i + p]])
+            out[13 + t] = acc
+
+
+@nb.njit(cache=True, nogil=True)
+def proportions(symbols, k):
+    """p_i as the NIST tool accumulates them: 1/n added once per sample, in double."""
+    p = np.zeros(k)
+    step = 1.0 / symbols.size
+    for i in range(symbols.size):
+        p[symbols[i]] += step
+    return p
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
+    """Permutations first .. first + len(out_stats) - 1, side by side: each shuffles a fresh copy
+    of the samples with its own stream (so the results do not depend on the thread count) and
+    computes the active statistics; the shuffled values are kept when ``keep_raw`` (for bzip2)."""
+    count = out_stats.shape[0]
+    for b in nb.prange(count):
+        d = data.copy()
+        state = seed_state(seed, first + b)
+        shuffle(d, state)
+        statistics(d, values, k, raw_mean, median, active, out_stats[b])
+        if keep_raw:
+            for i in range(d.size):
+                out_raw[b, i] = values[d[i]]

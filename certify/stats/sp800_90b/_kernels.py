@@ -1,0 +1,645 @@
+"""numba kernels of the SP 800-90B 6.3 estimators: the sequential scans, each returning counts.
+
+Every kernel follows the document's step order (and, where 90B leaves a choice open, the NIST
+SP800-90B_EntropyAssessment tool's: ties go to the larger symbol or the later predictor, as
+there), so that the counts C, r and N of the predictors agree exactly with that tool.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Count of trailing zero bits of a uint64 (LLVM cttz)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@nb.njit(cache=True, nogil=True)
+def collision_walk(bits):
+    """6.3.2 steps 1-2 on a bitstring: v collisions, sum of t_i and sum of t_i^2."""
+    n = bits.size
+    i = 0
+    v = 0
+    s2 = 0.0
+    while i < n - 1:
+        if bits[i] == bits[i + 1]:
+            t = 2
+        elif i < n - 2:
+            t = 3
+        else:
+            break
+        v += 1
+        s2 += t * t
+        i += t
+    return v, i, s2
+
+
+@nb.njit(cache=True, nogil=True)
+def compression_scan(bits, block_bits, dict_blocks):
+    """6.3.4 steps 2-4: the Maurer-style distances of 6-bit blocks, summed (Kahan) as log2 and log2^2."""
+    num_blocks = bits.size // block_bits
+    last = np.zeros(1 << block_bits, dtype=np.int64)
+    for i in range(dict_blocks):
+        b = 0
+        for j in range(block_bits):
+            b |= (bits[i * block_bits + j] & 1) << (block_bits - j - 1)
+        last[b] = i + 1
+    x = 0.0
+    xc = 0.0
+    s = 0.0
+    sc = 0.0
+    for i in range(dict_blocks, num_blocks):
+        b = 0
+        for j in range(block_bits):
+            b |= (bits[i * block_bits + j] & 1) << (block_bits - j - 1)
+        d = np.log2(np.float64(i + 1 - last[b]))
+        y = d - xc
+        t = x + y
+        xc = (t - x) - y
+        x = t
+        y = d * d - sc
+        t = s + y
+        sc = (t - s) - y
+        s = t
+        last[b] = i + 1
+    return x, s
+
+
+@nb.njit(inline="always")
+def _kahan(total, comp, value):
+    y = value - comp
+    t = total + y
+    return t, (t - total) - y
+
+
+@nb.njit(inline="always")
+def _two_prod(a, b):
+    """a*b = p + e exactly (Dekker)."""
+    p = a * b
+    split = 134217729.0
+    t = split * a
+    ah = t - (t - a)
+    al = a - ah
+    t = split * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, e
+
+
+@nb.njit(inline="always")
+def _dd_mul(ah, al, bh, bl):
+    p, e = _two_prod(ah, bh)
+    e += ah * bl + al * bh
+    h = p + e
+    return h, e - (h - p)
+
+
+_RESCALE = 2.0 ** 400
+_RESCALE_EXP = 400
+_SMALL = 2.0 ** -400
+
+
+@nb.njit(cache=True, nogil=True)
+def compression_g(z, d, num_blocks, log2_hi, log2_lo):
+    """G(z) of 6.3.4 step 7 (the UL/NIST recurrence: B_i = (1-z)^(i-1), Kahan sums, the tail cut
+    where a term rounds to zero in double). The reference tool carries B_i in long double, whose
+    exponent reaches 2^-16382; here B_i is a double-double mantissa with its own binary exponent,
+    and the log2 factors are double-double, so each term is the tool's long-double term rounded
+    to double."""
+    v = num_blocks - d
+    ai_sum = 0.0
+    ai_comp = 0.0
+    first = 0.0
+    first_comp = 0.0
+    th = 1.0 - z
+    tl = (1.0 - th) - z
+    bh, bl = th, tl
+    e2 = 0
+    for i in range(2, d + 1):
+        ph, pl = _dd_mul(log2_hi[i], log2_lo[i], bh, bl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
+        bh, bl = _dd_mul(bh, bl, th, tl)
+        if bh < _SMALL and bh != 0.0:
+            bh *= _RESCALE
+            bl *= _RESCALE
+            e2 -= _RESCALE_EXP
+    ad1 = ai_sum
+    truncated = False
+    for i in range(d + 1, num_blocks):
+        ph, pl = _dd_mul(log2_hi[i], log2_lo[i], bh, bl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
+        sh, sl = _dd_mul(np.float64(num_blocks - i), 0.0, ph, pl)
+        scaled = math.ldexp(sh + sl, e2)
+        if scaled > 0.0:
+            first, first_comp = _kahan(first, first_comp, scaled)
+        else:
+            truncated = True
+            break
+        bh, bl = _dd_mul(bh, bl, th, tl)
+        if bh < _SMALL and bh != 0.0:
+            bh *= _RESCALE
+            bl *= _RESCALE
+            e2 -= _RESCALE_EXP
+    first, first_comp = _kahan(first, first_comp, np.float64(num_blocks - d) * ad1)
+    if not truncated:
+        ph, pl = _dd_mul(log2_hi[num_blocks], log2_lo[num_blocks], bh, bl)
+        ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
+    return 1.0 / np.float64(v) * z * (z * first + (ai_sum - ad1))
+
+
+# ---------------------------------------------------------------- predictors (6.3.7 - 6.3.10)
+
+@nb.njit(cache=True, nogil=True)
+def multi_mcw(s, k, windows):
+    """6.3.7 MultiMCW: returns (C, N, longest run of correct predictions)."""
+    nw = windows.size
+    L = s.size
+    wmax = windows[nw - 1]
+    counts = np.zeros((nw, k), dtype=np.int64)
+    poses = np.zeros((nw, k), dtype=np.int64)
+    max_cnt = np.zeros(nw, dtype=np.int64)
+    frequent = np.zeros(nw, dtype=np.int64)
+    score = np.zeros(nw, dtype=np.int64)
+    for i in range(wmax):
+        x = s[i]
+        for j in range(nw):
+            if i < windows[j]:
+                counts[j, x] += 1
+                if max_cnt[j] <= counts[j, x]:
+                    max_cnt[j] = counts[j, x]
+                    frequent[j] = x
+                poses[j, x] = i
+    winner = 0
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(windows[0], L):
+        x = s[i]
+        if frequent[winner] == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        for j in range(nw):
+            if i >= windows[j] and frequent[j] == x:
+                score[j] += 1
+                if score[j] >= score[winner]:
+                    winner = j
+        for j in range(nw):
+            if i >= windows[j]:
+                old = s[i - windows[j]]
+                counts[j, old] -= 1
+                counts[j, x] += 1
+                poses[j, x] = i
+                if old != frequent[j] and max_cnt[j] <= counts[j, x]:
+                    max_cnt[j] = counts[j, x]
+                    frequent[j] = x
+                elif old == frequent[j]:
+                    max_cnt[j] -= 1
+                    max_pos = i - windows[j]
+                    for y in range(k):
+                        if max_cnt[j] < counts[j, y] or (max_cnt[j] == counts[j, y] and max_pos <= poses[j, y]):
+                            max_cnt[j] = counts[j, y]
+                            frequent[j] = y
+                            max_pos = poses[j, y]
+    return c, L - windows[0], best_run
+
+
+@nb.njit(cache=True, nogil=True)
+def _binary_lag(s):
+    """6.3.8 on bits with D = 128: the last 128 bits as two words (bit d-1 = s[i-d]), so the lags
+    that predicted s[i] are the set bits of (history XNOR s[i]), visited in increasing lag."""
+    L = s.size
+    score = np.zeros(129, dtype=np.int64)
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    h0 = np.uint64(0)
+    h1 = np.uint64(0)
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    one = np.uint64(1)
+    h0 = np.uint64(s[0])
+    for i in range(1, L):
+        x = s[i]
+        if s[i - winner] == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        valid0 = ones if i >= 64 else (one << np.uint64(i)) - one
+        valid1 = ones if i >= 128 else (((one << np.uint64(i - 64)) - one) if i > 64 else np.uint64(0))
+        if x:
+            m0 = h0 & valid0
+            m1 = h1 & valid1
+        else:
+            m0 = ~h0 & valid0
+            m1 = ~h1 & valid1
+        top = score[winner]
+        while m0:
+            d = np.int64(_cttz(m0)) + 1
+            score[d] += 1
+            if score[d] >= top:
+                winner = d
+                top = score[d]
+            m0 &= m0 - one
+        while m1:
+            d = np.int64(_cttz(m1)) + 65
+            score[d] += 1
+            if score[d] >= top:
+                winner = d
+                top = score[d]
+            m1 &= m1 - one
+        h1 = (h1 << one) | (h0 >> np.uint64(63))
+        h0 = (h0 << one) | np.uint64(x)
+    return c, L - 1, best_run
+
+
+@nb.njit(cache=True, nogil=True)
+def lag(s, depth, binary=False):
+    """6.3.8 Lag prediction: returns (C, N, longest run)."""
+    if binary and depth == 128:
+        return _binary_lag(s)
+    L = s.size
+    score = np.zeros(depth + 1, dtype=np.int64)
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(1, L):
+        x = s[i]
+        if i - winner >= 0 and s[i - winner] == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        top = depth if i >= depth else i
+        for d in range(1, top + 1):
+            if s[i - d] == x:
+                score[d] += 1
+                if score[d] >= score[winner]:
+                    winner = d
+    return c, L - 1, best_run
+
+
+# Prefix dictionaries of the MultiMMC and LZ78Y predictors. A context of m symbols is packed
+# most recent symbol first (8 bits each, two words for up to 16 symbols); binary data packs one
+# bit per symbol and uses direct addressing (id = 2^m + pattern). Otherwise open addressing maps
+# (m, packed context) -> prefix id and (prefix id, next symbol) -> count. Each prefix keeps its
+# best count and predicted symbol as the reference's PostfixDictionary does (a tie goes to the
+# larger symbol).
+
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@nb.njit(inline="always")
+def _mix(a, b, c):
+    h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xC2B2AE3D27D4EB4F)
+    h ^= (c + np.uint64(0x85EBCA77C2B2AE63)) * np.uint64(0x165667B19E3779F9)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@nb.njit(cache=True, nogil=True)
+def _grow_pairs(qk, qv):
+    cap = qk.size * 2
+    nk = np.full(cap, _EMPTY, dtype=np.uint64)
+    nv = np.zeros(cap, dtype=np.int64)
+    mask = np.uint64(cap - 1)
+    for t in range(qk.size):
+        if qk[t] != _EMPTY:
+            h = _mix(qk[t], np.uint64(7), np.uint64(11)) & mask
+            while nk[h] != _EMPTY:
+                h = (h + np.uint64(1)) & mask
+            nk[h] = qk[t]
+            nv[h] = qv[t]
+    return nk, nv
+
+
+@nb.njit(inline="always")
+def _context(hi, lo, m, binary):
+    """The m most recent symbols out of the rolling 16-symbol window."""
+    if binary:
+        return np.uint64(0), lo & ((np.uint64(1) << np.uint64(m)) - np.uint64(1))
+    if m >= 16:
+        return hi, lo
+    if m > 8:
+        return hi & ((np.uint64(1) << np.uint64(8 * (m - 8))) - np.uint64(1)), lo
+    if m == 8:
+        return np.uint64(0), lo
+    return np.uint64(0), lo & ((np.uint64(1) << np.uint64(8 * m)) - np.uint64(1))
+
+
+@nb.njit(inline="always")
+def _roll(hi, lo, x, binary):
+    if binary:
+        return hi, ((lo << np.uint64(1)) | np.uint64(x)) & np.uint64(0xFFFFFFFF)
+    return (hi << np.uint64(8)) | (lo >> np.uint64(56)), (lo << np.uint64(8)) | np.uint64(x)
+
+
+@nb.njit(inline="always")
+def _prefix_slot(pk_len, pk_hi, pk_lo, m, hi, lo):
+    """Slot of the m-symbol context (hi, lo): where it is, or the empty slot where it would go."""
+    mask = np.uint64(pk_len.size - 1)
+    h = _mix(np.uint64(m), hi, lo) & mask
+    while pk_len[h] >= 0:
+        if pk_len[h] == m and pk_hi[h] == hi and pk_lo[h] == lo:
+            return np.int64(h)
+        h = (h + np.uint64(1)) & mask
+    return np.int64(h)
+
+
+@nb.njit(inline="always")
+def _pair_slot(qk, key):
+    mask = np.uint64(qk.size - 1)
+    g = _mix(key, np.uint64(7), np.uint64(11)) & mask
+    while qk[g] != _EMPTY and qk[g] != key:
+        g = (g + np.uint64(1)) & mask
+    return np.int64(g)
+
+
+@nb.njit(cache=True, nogil=True)
+def _dict_predictor(s, depth, max_entries, mmc):
+    """The MultiMMC (mmc=True, 6.3.9) or LZ78Y (mmc=False, 6.3.10) predictor over symbols ``s``.
+
+    MultiMMC: one dictionary per context length m = 1..depth, at most ``max_entries`` (x, y)
+    entries each; the predictor with the best score so far makes the prediction.
+    LZ78Y: contexts of lengths depth..1, at most ``max_entries`` contexts in all; the context
+    whose best count is highest (the longest on a tie) makes the prediction.
+    A context lives in a slot of the (pre-sized, never moved) context table; its best count and
+    predicted symbol sit beside it; (slot, next symbol) -> count is a second table that grows.
+    Returns (C, N, longest run of correct predictions)."""
+    L = s.size
+    if mmc:
+        most = depth * min(max_entries, L) + depth
+    else:
+        most = max_entries + depth
+    pcap = 1024
+    while pcap < 2 * most:
+        pcap *= 2
+    pk_len = np.full(pcap, -1, dtype=np.int8)
+    pk_hi = np.zeros(pcap, dtype=np.uint64)
+    pk_lo = np.zeros(pcap, dtype=np.uint64)
+    best = np.zeros(pcap, dtype=np.int32)   # counts < 2^31 (inputs are limited to 2^31 bits)
+    pred = np.zeros(pcap, dtype=np.int16)
+    qk = np.full(4096, _EMPTY, dtype=np.uint64)
+    qv = np.zeros(4096, dtype=np.int64)
+    n_pairs = 0
+    entries = np.zeros(depth + 1, dtype=np.int64)  # MMC: (x,y) entries per length; LZ78Y: [0] = contexts
+    score = np.zeros(depth + 1, dtype=np.int64)
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    if mmc:
+        n_pred = L - 2
+        first_i = 2
+    else:
+        n_pred = L - depth - 1
+        first_i = depth + 1
+    hi = np.uint64(0)
+    lo = np.uint64(0)
+    for step in range(-depth, L):
+        # step < 0: the initial entries; MMC (s[0..m-1]) -> s[m]; LZ78Y (s[depth-m..depth-1]) -> s[depth]
+        if step < 0:
+            m0 = step + depth + 1
+            if mmc and m0 - 1 >= n_pred:
+                continue
+            end = m0 if mmc else depth
+            ih = np.uint64(0)
+            il = np.uint64(0)
+            for t in range(end - m0, end):
+                ih, il = _roll(ih, il, s[t], False)
+            x = np.int64(s[end])
+            lo_m = m0
+            hi_m = m0
+            i = -1
+        else:
+            i = step
+            if i < first_i:
+                hi, lo = _roll(hi, lo, s[i], False)
+                continue
+            x = np.int64(s[i])
+            lo_m = 1
+            hi_m = depth
+            if mmc and i - 1 < hi_m:
+                hi_m = i - 1
+        cur_winner = winner
+        found = False
+        have = False
+        prediction = -1
+        max_count = 0
+        for k in range(hi_m - lo_m + 1):
+            m = lo_m + k if mmc else hi_m - k
+            if i < 0:
+                ch, cl = ih, il
+            else:
+                ch, cl = _context(hi, lo, m, False)
+            slot = -1
+            if i >= 0 and ((not mmc) or m == 1 or found):
+                slot = _prefix_slot(pk_len, pk_hi, pk_lo, m, ch, cl)
+                found = pk_len[slot] >= 0
+            if i >= 0 and found:
+                make_new = True
+                if mmc:
+                    if pred[slot] == x:
+                        score[m] += 1
+                        if score[m] >= score[winner]:
+                            winner = m
+                        if m == cur_winner:
+                            c += 1
+                            run += 1
+                            if run > best_run:
+                                best_run = run
+                    elif m == cur_winner:
+                        run = 0
+                    make_new = entries[m] < max_entries
+                elif best[slot] > max_count:
+                    max_count = np.int64(best[slot])
+                    prediction = np.int64(pred[slot])
+                    have = True
+            else:
+                counter = m if mmc else 0
+                if entries[counter] >= max_entries and i >= 0:
+                    continue
+                slot = _prefix_slot(pk_len, pk_hi, pk_lo, m, ch, cl)
+                if pk_len[slot] < 0:
+                    pk_len[slot] = m
+                    pk_hi[slot] = ch
+                    pk_lo[slot] = cl
+                if i < 0:
+                    entries[counter] = 1 if mmc else entries[counter] + 1
+                else:
+                    entries[counter] += 1
+                make_new = True
+            # count (slot, x)
+            if 2 * (n_pairs + 1) > qk.size:
+                qk, qv = _grow_pairs(qk, qv)
+            key = np.uint64(slot) * np.uint64(256) + np.uint64(x)
+            g = _pair_slot(qk, key)
+            if qk[g] == _EMPTY:
+                if not make_new:
+                    continue
+                qk[g] = key
+                qv[g] = 0
+                n_pairs += 1
+                if mmc and found and i >= 0:
+                    entries[m] += 1
+            qv[g] += 1
+            cnt = qv[g]
+            if cnt > best[slot] or (cnt == best[slot] and x > pred[slot]):
+                best[slot] = cnt
+                pred[slot] = x
+        if i >= 0:
+            if not mmc:
+                if have and prediction == x:
+                    c += 1
+                    run += 1
+                    if run > best_run:
+                        best_run = run
+                else:
+                    run = 0
+            hi, lo = _roll(hi, lo, s[i], False)
+    return c, n_pred, best_run
+
+
+@nb.njit(cache=True, nogil=True)
+def _binary_mmc(s, depth, max_entries):
+    """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern)."""
+    L = s.size
+    counts = np.zeros(1 << (depth + 2), dtype=np.int32)   # a count is at most L < 2^31
+    entries = np.zeros(depth + 1, dtype=np.int64)
+    score = np.zeros(depth + 1, dtype=np.int64)
+    n_pred = L - 2
+    for m in range(1, depth + 1):
+        if m - 1 >= n_pred:
+            continue
+        pattern = 0
+        for t in range(m):
+            pattern = (pattern << 1) | np.int64(s[t])
+        counts[2 * ((1 << m) | pattern) + np.int64(s[m])] = 1
+        entries[m] = 1
+    hist = (np.int64(s[0]) << 1) | np.int64(s[1])
+    winner = 1
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(2, L):
+        x = np.int64(s[i])
+        cur_winner = winner
+        found = False
+        c0 = 0
+        c1 = 0
+        top = depth if i - 1 > depth else i - 1
+        for m in range(1, top + 1):
+            idx = 2 * ((1 << m) | (hist & ((1 << m) - 1)))
+            if m == 1 or found:
+                c0 = counts[idx]
+                c1 = counts[idx + 1]
+                found = c0 + c1 > 0
+            if found:
+                pred = 0 if c0 > c1 else 1
+                if pred == x:
+                    score[m] += 1
+                    if score[m] >= score[winner]:
+                        winner = m
+                    if m == cur_winner:
+                        c += 1
+                        run += 1
+                        if run > best_run:
+                            best_run = run
+                elif m == cur_winner:
+                    run = 0
+                if counts[idx + x] != 0:
+                    counts[idx + x] += 1
+                elif entries[m] < max_entries:
+                    counts[idx + x] = 1
+                    entries[m] += 1
+            elif entries[m] < max_entries:
+                counts[idx + x] += 1
+                entries[m] += 1
+        hist = ((hist << 1) | x) & 0xFFFFFFFF
+    return c, n_pred, best_run
+
+
+@nb.njit(cache=True, nogil=True)
+def _binary_lz78y(s, depth, max_entries):
+    """LZ78Y on bits: contexts of j bits addressed directly (index 2^j + pattern)."""
+    L = s.size
+    counts = np.zeros(1 << (depth + 2), dtype=np.int32)   # a count is at most L < 2^31
+    size = 0
+    for j in range(1, depth + 1):
+        pattern = 0
+        for t in range(depth - j, depth):
+            pattern = (pattern << 1) | np.int64(s[t])
+        counts[2 * ((1 << j) | pattern) + np.int64(s[depth])] = 1
+        size += 1
+    hist = 0
+    for t in range(1, depth + 1):
+        hist = (hist << 1) | np.int64(s[t])
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(depth + 1, L):
+        x = np.int64(s[i])
+        max_count = 0
+        prediction = -1
+        for j in range(depth, 0, -1):
+            idx = 2 * ((1 << j) | (hist & ((1 << j) - 1)))
+            c0 = counts[idx]
+            c1 = counts[idx + 1]
+            if c0 + c1 > 0:
+                if c0 > c1:
+                    if c0 > max_count:
+                        max_count = c0
+                        prediction = 0
+                elif c1 > max_count:
+                    max_count = c1
+                    prediction = 1
+                counts[idx + x] += 1
+            elif size < max_entries:
+                counts[idx + x] = 1
+                size += 1
+        if prediction == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        hist = ((hist << 1) | x) & 0xFFFFFFFF
+    return c, L - depth - 1, best_run
+
+
+@nb.njit(cache=True, nogil=True)
+def multi_mmc(s, depth, max_entries, binary):
+    if binary and depth <= 24:
+        return _binary_mmc(s, depth, max_entries)
+    return _dict_predictor(s, depth, max_entries, True)
+
+
+@nb.njit(cache=True, nogil=True)
+def lz78y(s, depth, max_entries, binary):
+    if binary and depth <= 24:
+        return _binary_lz78y(s, depth, max_entries)
+    return _dict_predictor(s, depth, max_entries, False)

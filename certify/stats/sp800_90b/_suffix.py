@@ -1,0 +1,193 @@
+"""Suffix array and LCP of a symbol string, and the tuple counts SP 800-90B 6.3.5/6.3.6 need.
+
+The t-tuple and LRS estimators need, for every length W, the largest number of occurrences of
+any W-tuple (Q[W]) and the number of pairs of equal W-tuples (sum over tuples of C(count, 2)).
+Both come from the LCP intervals of the suffix array: an interval whose suffixes share h
+symbols, inside a parent interval sharing h' < h, is the set of occurrences of one W-tuple for
+every W in (h', h]. One pass over the LCP array with a stack gives all of them.
+
+The suffix array: each suffix's first few symbols, packed into a uint64 with its position in
+the low bits, sorted with one (SIMD) ``np.sort``; suffixes still tied after those symbols are
+re-sorted by the next symbols, group by group; a string with very long repeats falls back to
+prefix doubling.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True, nogil=True)
+def _pack(sym, width, per, positions):
+    """The ``per`` symbols from each position (zero-padded past the end), and how many are real."""
+    n = sym.size
+    m = positions.size
+    key = np.zeros(m, dtype=np.uint64)
+    real = np.zeros(m, dtype=np.int64)
+    for j in range(m):
+        p = positions[j]
+        k = np.uint64(0)
+        for t in range(per):
+            k = k << np.uint64(width)
+            if p + t < n:
+                k |= np.uint64(sym[p + t])
+        key[j] = k
+        real[j] = min(max(n - p, 0), per)
+    return key, real
+
+
+@nb.njit(cache=True, nogil=True)
+def _pack_all(sym, width, per, pos_bits):
+    """For every suffix: its first ``per`` symbols above ``pos_bits`` bits holding n-1-position
+    (rolled from the end, O(n))."""
+    n = sym.size
+    out = np.empty(n, dtype=np.uint64)
+    k = np.uint64(0)
+    top = np.uint64(width * (per - 1))
+    for i in range(n - 1, -1, -1):
+        k = (k >> np.uint64(width)) | (np.uint64(sym[i]) << top)
+        out[i] = (k << np.uint64(pos_bits)) | np.uint64(n - 1 - i)
+    return out
+
+
+def suffix_array(sym: np.ndarray, width: int) -> np.ndarray:
+    """Suffix array of ``sym`` (values < 2**width), lexicographic with a prefix before its extensions."""
+    n = sym.size
+    pos_bits = max(1, int(n - 1).bit_length())
+    per = (64 - pos_bits) // width
+    if per < 1:
+        return _doubling(sym)
+    combined = _pack_all(sym, width, per, pos_bits)
+    combined.sort()
+    sa = (n - 1) - (combined & np.uint64((1 << pos_bits) - 1)).astype(np.int64)
+    symkey = combined >> np.uint64(pos_bits)
+    del combined
+    full = sa <= n - per
+    tied = np.zeros(n, dtype=bool)
+    same = (symkey[1:] == symkey[:-1]) & full[1:] & full[:-1]
+    tied[1:] |= same
+    tied[:-1] |= same
+    offset = per
+    rounds = 0
+    while tied.any():
+        rounds += 1
+        if rounds > 8:
+            return _doubling(sym)
+        idx = np.flatnonzero(tied)
+        # group ids: runs of tied entries separated by a 'not same' boundary
+        starts = np.ones(idx.size, dtype=bool)
+        starts[1:] = ~((idx[1:] == idx[:-1] + 1) & same[idx[1:] - 1])
+        group = np.cumsum(starts)
+        members = sa[idx]
+        nkey, nreal = _pack(sym, width, per, members + offset)
+        order = np.lexsort((nreal, nkey, group))
+        sa[idx] = members[order]
+        g2, k2, r2 = group[order], nkey[order], nreal[order]
+        same2 = (g2[1:] == g2[:-1]) & (k2[1:] == k2[:-1]) & (r2[1:] == per) & (r2[:-1] == per)
+        same = np.zeros(n - 1, dtype=bool)
+        contiguous = idx[1:] == idx[:-1] + 1
+        same[idx[:-1][contiguous]] = same2[contiguous]
+        tied = np.zeros(n, dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        offset += per
+    return sa
+
+
+def _doubling(sym: np.ndarray) -> np.ndarray:
+    """Prefix doubling (Manber-Myers with lexsort): for strings with very long repeats."""
+    n = sym.size
+    rank = sym.astype(np.int64)
+    k = 1
+    while True:
+        second = np.full(n, -1, dtype=np.int64)
+        second[:n - k] = rank[k:]
+        order = np.lexsort((second, rank))
+        r, s = rank[order], second[order]
+        change = np.ones(n, dtype=np.int64)
+        change[1:] = (r[1:] != r[:-1]) | (s[1:] != s[:-1])
+        new_rank = np.empty(n, dtype=np.int64)
+        new_rank[order] = np.cumsum(change) - 1
+        rank = new_rank
+        if rank.max() == n - 1 or k >= n:
+            return order
+        k *= 2
+
+
+@nb.njit(cache=True, nogil=True)
+def lcp_array(sym, sa):
+    """Kasai et al.: lcp[r] = common prefix of suffixes sa[r-1] and sa[r] (lcp[0] = 0)."""
+    n = sym.size
+    rank = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        rank[sa[r]] = r
+    lcp = np.zeros(n, dtype=np.int64)
+    h = 0
+    for i in range(n):
+        r = rank[i]
+        if r > 0:
+            j = sa[r - 1]
+            while i + h < n and j + h < n and sym[i + h] == sym[j + h]:
+                h += 1
+            lcp[r] = h
+            if h > 0:
+                h -= 1
+        else:
+            h = 0
+    return lcp
+
+
+@nb.njit(cache=True, nogil=True)
+def tuple_statistics(lcp):
+    """From the LCP array: v (the LRS length), Q[W] (largest count of a W-tuple, W = 0..v) and
+    pairs[W] (number of pairs of equal W-tuples), by one stack pass over the LCP intervals."""
+    n = lcp.size
+    v = 0
+    for r in range(n):
+        if lcp[r] > v:
+            v = lcp[r]
+    best = np.zeros(v + 2, dtype=np.int64)
+    diff = np.zeros(v + 2, dtype=np.int64)
+    st_h = np.zeros(v + 2, dtype=np.int64)
+    st_lb = np.zeros(v + 2, dtype=np.int64)
+    top = 0  # st[0] is the root interval (h = 0)
+    for i in range(1, n + 1):
+        cur = lcp[i] if i < n else 0
+        lb = i - 1
+        while cur < st_h[top]:
+            h = st_h[top]
+            size = i - st_lb[top]
+            lb = st_lb[top]
+            top -= 1
+            parent = cur if cur > st_h[top] else st_h[top]
+            if size > best[h]:
+                best[h] = size
+            pairs = size * (size - 1) // 2
+            diff[parent + 1] += pairs
+            diff[h + 1] -= pairs
+        if cur > st_h[top]:
+            top += 1
+            st_h[top] = cur
+            st_lb[top] = lb
+    q = np.ones(v + 1, dtype=np.int64)
+    running = 1
+    for w in range(v, 0, -1):
+        if best[w] > running:
+            running = best[w]
+        q[w] = running
+    q[0] = n
+    pairs_w = np.zeros(v + 1, dtype=np.int64)
+    acc = 0
+    for w in range(0, v + 1):
+        acc += diff[w]
+        pairs_w[w] = acc
+    return v, q, pairs_w
+
+
+def tuple_counts(sym: np.ndarray, width: int):
+    """(v, Q, pairs) for the symbol string ``sym`` (see ``tuple_statistics``)."""
+    sym = np.ascontiguousarray(sym, dtype=np.uint8)
+    sa = suffix_array(sym, width)
+    lcp = lcp_array(sym, sa)
+    return tuple_statistics(lcp)

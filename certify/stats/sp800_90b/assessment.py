@@ -1,0 +1,75 @@
+"""One SP 800-90B assessment of a sample file: the chosen track, the restart tests if given,
+and the continuous health-test cutoffs (90B 4.4) the assessed min-entropy implies."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+from rng.entropy import apt_cutoff, apt_window, rct_cutoff
+
+from .iid import PERMUTATIONS, assess_iid
+from .non_iid import assess_non_iid
+from .restart import restart_tests
+from .samples import MIN_SAMPLES, EntropyInputError, read_samples
+
+HEALTH_ALPHAS_LOG2 = (20, 40)   # 90B 4.4 recommends alpha between 2^-20 and 2^-40
+
+
+def health_cutoffs(min_entropy: float, binary: bool) -> list[dict[str, Any]]:
+    """The RCT and APT cutoffs (90B 4.4.1, 4.4.2) for a source of ``min_entropy`` bits/sample."""
+    if not min_entropy > 0:
+        return []
+    window = apt_window(binary)
+    return [{"alpha": f"2^-{a}", "rct_cutoff": rct_cutoff(min_entropy, a), "apt_window": window,
+             "apt_cutoff": apt_cutoff(min_entropy, window, a)} for a in HEALTH_ALPHAS_LOG2]
+
+
+def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = False, restart_path=None,
+                seed: int = 1, permutations: int = PERMUTATIONS, min_samples: int = MIN_SAMPLES,
+                truncate_bitstring: bool = False) -> dict[str, Any]:
+    """Assess ``path``; returns plain data (JSON-ready). Raises EntropyInputError on bad input,
+    before any estimator runs (the restart matrix is read and checked first too)."""
+    from .restart import check_matrix
+
+    start = time.perf_counter()
+    samples = read_samples(path, bits_per_symbol, packed=packed, min_samples=min_samples)
+    restart_samples = None
+    if restart_path is not None:
+        restart_samples = read_samples(restart_path, bits_per_symbol, packed=packed, min_samples=1)
+        check_matrix(restart_samples)
+    if iid:
+        track = assess_iid(samples, seed=seed, permutations=permutations)
+    else:
+        track = assess_non_iid(samples, truncate_bitstring=1_000_000 if truncate_bitstring else None)
+    out: dict[str, Any] = {
+        "standard": "NIST SP 800-90B (2018)",
+        "file": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        "format": "packed bits" if packed else "one sample per byte", "min_samples": min_samples,
+        **track.to_dict()}
+    h = track.min_entropy
+    verdict = "pass"
+    reasons = []
+    if iid and not track.passed:
+        verdict = "FAIL"
+        reasons.append("the IID tests reject the IID assumption: assess with --non-iid")
+    if restart_samples is not None:
+        restart = restart_tests(restart_samples, h, iid=iid)
+        out["restart"] = {"file": str(restart_path), **restart.to_dict()}
+        if not restart.passed:
+            verdict = "FAIL"
+            reasons.append("restart sanity check failed" if not restart.sanity_passed
+                           else "restart validation failed: min(H_r, H_c) < H_I / 2")
+        else:
+            h = restart.min_entropy
+    out["assessed_min_entropy"] = h if verdict == "pass" else None
+    out["health_tests"] = health_cutoffs(h, samples.binary) if verdict == "pass" else []
+    out["verdict"] = verdict
+    out["reasons"] = reasons
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+__all__ = ["assess_file", "health_cutoffs", "EntropyInputError"]

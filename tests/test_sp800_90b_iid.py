@@ -1,0 +1,191 @@
+"""SP 800-90B IID track (5.1, 5.2) and restart tests (3.1.4), against the document's definitions.
+
+Each 5.1 statistic is recomputed by a direct transcription of its definition (5.1.1-5.1.11,
+with conversions I and II for binary data); the chi-square statistics and LRS length are
+recounted by hand; an i.i.d. source passes and dependent sources fail (negative controls).
+Seeds are fixed."""
+
+from __future__ import annotations
+
+import bz2
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from certify.stats.sp800_90b import _iid_kernels as K
+from certify.stats.sp800_90b.iid import (assess_iid, baseline, chi_square_tests, lrs_test, permutation_tests,
+                                         sample_values)
+from certify.stats.sp800_90b.restart import restart_tests, sanity_cutoff
+from certify.stats.sp800_90b.samples import EntropyInputError, prepare
+
+
+def _runs(signs):
+    runs, longest, cur = 1, 1, 1
+    for a, b in zip(signs, signs[1:]):
+        if a == b:
+            cur += 1
+        else:
+            runs += 1
+            cur = 1
+        longest = max(longest, cur)
+    return runs, longest
+
+
+def reference_statistics(samples):
+    """5.1.1 - 5.1.10 transcribed from the document (conversion I / II for binary data)."""
+    s = [int(v) for v in samples.symbols]
+    raw = [int(v) for v in samples.raw]
+    n = len(s)
+    binary = samples.alphabet_size == 2
+    mean, median = baseline(samples)
+    c1 = [sum(s[i:i + 8]) for i in range(0, n, 8)] if binary else s
+    c2 = [sum(b << (7 - j) for j, b in enumerate(s[i:i + 8])) for i in range(0, n, 8)] if binary else s
+    out = [max(abs(sum(raw[:i + 1]) - (i + 1) * mean) for i in range(n))]
+    signs = [1 if c1[i] <= c1[i + 1] else -1 for i in range(len(c1) - 1)]
+    runs, longest = _runs(signs)
+    out += [runs, longest, max(signs.count(1), signs.count(-1))]
+    med = [1 if v >= median else -1 for v in s]
+    out += list(_runs(med))
+    times, i = [], 0
+    while True:  # 5.1.7: from each start, how many samples until a value repeats
+        seen = set()
+        j = i
+        while j < len(c2) and c2[j] not in seen:
+            seen.add(c2[j])
+            j += 1
+        if j >= len(c2):
+            break
+        times.append(j - i + 1)
+        i = j + 1
+    out += [sum(times) / len(times), max(times)]
+    cov = c1 if binary else raw
+    out += [sum(c1[i] == c1[i + p] for i in range(len(c1) - p)) for p in (1, 2, 8, 16, 32)]
+    out += [sum(cov[i] * cov[i + p] for i in range(len(cov) - p)) for p in (1, 2, 8, 16, 32)]
+    return out
+
+
+@pytest.mark.parametrize("k,bits,n", [(2, 1, 803), (5, 3, 600), (256, 8, 900), (2, 8, 400)])
+def test_permutation_statistics_match_their_definitions(k, bits, n):
+    rng = np.random.default_rng(k + n)
+    values = rng.choice(np.arange(1 << bits)[:k] if k < (1 << bits) else np.arange(k), size=n)
+    if k == 2 and bits == 8:
+        values = np.where(values == 1, 0xC3, 0x11)  # two byte values: treated as binary 0/1
+    samples = prepare(values, bits)
+    mean, median = baseline(samples)
+    out = np.full(K.N_STATS, -1.0)
+    K.statistics(samples.symbols, sample_values(samples), samples.alphabet_size, mean, median,
+                 np.ones(K.N_STATS, bool), out)
+    ref = reference_statistics(samples)
+    assert out[0] == pytest.approx(ref[0], rel=1e-12)
+    assert list(out[1:18]) == pytest.approx(ref[1:], rel=1e-15)
+
+
+def test_compression_statistic_is_bzip2_of_the_decimal_text():
+    samples = prepare([3, 10, 200, 7] * 50, 8)
+    from certify.stats.sp800_90b.iid import _compressed_size
+    assert _compressed_size(samples.raw) == len(bz2.compress(" ".join(["3 10 200 7"] * 50).encode(), 5))
+
+
+def test_shuffle_is_a_seeded_permutation():
+    a = np.arange(200, dtype=np.uint8)
+    K.shuffle(a, K.seed_state(np.uint64(9)))
+    assert sorted(a.tolist()) == list(range(200)) and (a != np.arange(200)).any()
+    c = np.arange(200, dtype=np.uint8)
+    K.shuffle(c, K.seed_state(np.uint64(9)))
+    assert (a == c).all()
+    d = np.arange(200, dtype=np.uint8)
+    K.shuffle(d, K.seed_state(np.uint64(9), 1))   # another permutation's stream
+    assert (d != a).any()
+    # every position receives every value about equally often (no bias in the bounded draw)
+    hits = np.zeros((5, 5), dtype=np.int64)
+    for stream in range(20_000):
+        e = np.arange(5, dtype=np.uint8)
+        K.shuffle(e, K.seed_state(np.uint64(1), stream))
+        hits[np.arange(5), e] += 1
+    assert np.all(np.abs(hits - 4000) < 5 * np.sqrt(20_000 * 0.2 * 0.8))   # 5 sd of a cell count
+
+
+def test_chi_square_statistics_by_hand():
+    rng = np.random.default_rng(30)
+    samples = prepare(rng.integers(0, 4, size=4000), 2)
+    indep, fit = chi_square_tests(samples)
+    s = samples.symbols
+    p = np.bincount(s, minlength=4) / s.size
+    pairs = Counter(zip(s[0::2].tolist(), s[1::2].tolist()))
+    expected = {(a, b): p[a] * p[b] * 2000 for a in range(4) for b in range(4)}   # all >= 5: one bin each
+    t = sum((pairs.get(key, 0) - e) ** 2 / e for key, e in expected.items())
+    assert indep.details["score"] == pytest.approx(t, rel=1e-12) and indep.details["df"] == 16 - 4
+    t2 = 0.0
+    for j in range(10):
+        block = np.bincount(s[j * 400:(j + 1) * 400], minlength=4)
+        t2 += sum((block[v] - p[v] * 400) ** 2 / (p[v] * 400) for v in range(4))
+    assert fit.details["score"] == pytest.approx(t2, rel=1e-12) and fit.details["df"] == 27
+    assert indep.passed and fit.passed
+
+
+def test_lrs_test_length_and_probability():
+    rng = np.random.default_rng(31)
+    samples = prepare(rng.integers(0, 8, size=3000), 3)
+    result = lrs_test(samples)
+    s = samples.symbols
+    w = result.details["W"]
+    assert max(Counter(bytes(s[i:i + w]) for i in range(s.size - w + 1)).values()) > 1
+    assert max(Counter(bytes(s[i:i + w + 1]) for i in range(s.size - w)).values()) == 1
+    p_col = sum((c / s.size) ** 2 for c in np.bincount(s))
+    pairs = math.comb(s.size - w + 1, 2)
+    assert result.details["P_X_ge_1"] == pytest.approx(1 - (1 - p_col ** w) ** pairs, rel=1e-9)
+    assert result.passed
+
+
+def test_iid_source_passes_and_dependent_sources_fail():
+    rng = np.random.default_rng(32)
+    good = assess_iid(prepare(rng.integers(0, 16, size=3000), 4), seed=3)
+    assert good.passed, [t.name for t in good.tests if not t.passed]
+    assert good.min_entropy == pytest.approx(min(good.h_original, 4 * good.h_bitstring))
+    # a binary chain that repeats its last bit with probability 0.75 (negative control)
+    bits = (np.cumsum(rng.random(1500) >= 0.75) % 2).astype(np.uint8)
+    chain = assess_iid(prepare(bits, 1), seed=3, permutations=300)
+    assert not chain.passed
+    perm = chain.tests[0]
+    assert not perm.passed and "numRunsMedian" in perm.details["failing"]
+    assert perm.details["permutations_run"] == 300        # a failing statistic is ranked over all of them
+    # a slowly drifting 8-bit source: each value close to the last
+    drift = np.clip(128 + np.cumsum(rng.integers(-3, 4, size=2000)), 0, 255)
+    assert not assess_iid(prepare(drift, 8), seed=3, permutations=300).passed
+
+
+def test_permutation_test_is_reproducible_with_its_seed():
+    rng = np.random.default_rng(33)
+    samples = prepare(rng.integers(0, 4, size=1000), 2)
+    a = permutation_tests(samples, seed=5)
+    b = permutation_tests(samples, seed=5)
+    assert a.details == b.details
+
+
+# ---------------------------------------------------------------- restart tests (3.1.4)
+
+def test_sanity_cutoff_is_the_binomial_critical_value():
+    from scipy.stats import binom
+    alpha = 1 - 0.99 ** (1 / 2000)
+    for h in (0.5, 1.0, 4.0, 7.5):
+        u = sanity_cutoff(h, alpha)
+        assert binom.sf(u, 1000, 2 ** -h) <= alpha < binom.sf(u - 1, 1000, 2 ** -h)
+
+
+@pytest.mark.slow
+def test_restart_matrix_of_a_good_source_passes_and_a_stuck_restart_fails():
+    rng = np.random.default_rng(34)
+    matrix = rng.integers(0, 256, size=1_000_000)
+    result = restart_tests(prepare(matrix, 8), h_initial=7.0, iid=True)
+    assert result.passed and result.min_entropy == pytest.approx(min(result.h_rows, result.h_columns, 7.0))
+    stuck = matrix.reshape(1000, 1000).copy()
+    stuck[:, 0] = 0x5A                   # every restart starts with the same value
+    bad = restart_tests(prepare(stuck.ravel(), 8), h_initial=7.0, iid=True)
+    assert not bad.sanity_passed and bad.max_count == 1000
+
+
+def test_restart_matrix_shape_is_checked():
+    with pytest.raises(EntropyInputError, match="1000 restarts x 1000 samples"):
+        restart_tests(prepare(np.arange(5000) % 7, 3), h_initial=2.0, iid=True)
