@@ -17,19 +17,29 @@ class CertifyError(click.ClickException):
 
 def _writable_target(_ctx, param, value):
     """Refuse an output path that cannot be written before the work that produces it (minutes, for
-    a PAR sheet or a battery): its nearest existing folder must be a writable folder."""
-    import os
-    from pathlib import Path
+    a PAR sheet or a battery): it must be a regular file or not exist (never a device, FIFO, link or
+    folder), under a folder that exists or can be created (certify.atomic.check_output_path)."""
+    from certify.atomic import OutputPathError, check_output_path
 
     if value is None:
         return value
-    folder = Path(value).absolute().parent
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        raise click.BadParameter(f"cannot write {value}: {folder} is a file, not a folder", param=param)
-    if not os.access(folder, os.W_OK):
-        raise click.BadParameter(f"cannot write {value}: no permission to write in {folder}", param=param)
+    try:
+        check_output_path(value)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+    return value
+
+
+def _writable_folder(_ctx, param, value):
+    """The same preflight for an output folder (run --out, keygen --key-dir)."""
+    from certify.atomic import OutputPathError, check_output_dir
+
+    if value is None:
+        return value
+    try:
+        check_output_dir(value)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
     return value
 
 
@@ -168,13 +178,13 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
 
     from certify import simulate as sim
     from certify.analysis import par_sheet
-    from certify.atomic import atomic_write
+    from certify.atomic import OutputPathError, atomic_write, check_output_path
     from certify.console import print_simulation, progress_bar
     from certify.spec import SpecError, load_spec
 
     try:
         game = load_spec(spec)
-        ckpt = Path(checkpoint or f"reports/checkpoints/{game.name}-{seed}-{rounds}.json")
+        ckpt = check_output_path(checkpoint or f"reports/checkpoints/{game.name}-{seed}-{rounds}.json")
         with progress_bar(f"{game.name}") as update:
             result = sim.simulate(spec, rounds, seed, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
@@ -183,7 +193,7 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
         raise SystemExit(130)
-    except (SpecError, sim.SimulationError, FileNotFoundError) as exc:
+    except (SpecError, sim.SimulationError, FileNotFoundError, OutputPathError) as exc:
         raise CertifyError(str(exc)) from exc
     except OSError as exc:  # an unreachable --scheduler, an unwritable checkpoint
         where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
@@ -192,7 +202,7 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
     if json_path:
         try:
             atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
-        except OSError as exc:
+        except (OSError, OutputPathError) as exc:
             raise CertifyError(f"cannot write {json_path}: {_os_reason(exc)}") from exc
     raise SystemExit(0 if verification is None or verification.passed else 1)
 
@@ -222,12 +232,14 @@ def _passphrase_source(passphrase_file: str | None, confirm: bool = False):
 
 _KEY_DIR = click.option("--key-dir", type=click.Path(file_okay=False), default=None,
                         help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
+_KEY_DIR_OUT = click.option("--key-dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
+                            help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
 _PASSPHRASE_FILE = click.option("--passphrase-file", type=click.Path(dir_okay=False), default=None,
                                 help="File whose first line is the key passphrase.")
 
 
 @cli.command()
-@_KEY_DIR
+@_KEY_DIR_OUT
 @_PASSPHRASE_FILE
 @click.option("--algorithm", type=click.Choice(["ecdsa-p256", "rsa-3072"]), default="ecdsa-p256",
               show_default=True)
@@ -243,7 +255,15 @@ def keygen(key_dir, passphrase_file, algorithm, organization, common_name, days,
 
     from certify import signing
 
+    from certify.atomic import OutputPathError, check_output_dir, check_output_path
+
     directory = Path(key_dir) if key_dir else signing.config_dir()
+    try:  # every file keygen writes, before the passphrase is asked for
+        check_output_dir(directory)
+        for name in (signing.ROOT_CERT, signing.ROOT_KEY, signing.SIGNER_CERT, signing.SIGNER_KEY):
+            check_output_path(directory / name)
+    except OutputPathError as exc:
+        raise CertifyError(str(exc)) from exc
     try:
         paths = signing.keygen(directory, _passphrase_source(passphrase_file, confirm=True)(), algorithm=algorithm,
                                organization=organization, common_name=common_name, days=days, force=force)
@@ -263,7 +283,13 @@ def sign(file, key_dir, passphrase_file) -> None:
     from pathlib import Path
 
     from certify import signing
+    from certify.atomic import OutputPathError, check_output_path
 
+    try:  # a PDF is signed in place, anything else into FILE.p7s: both must be regular files we may write
+        check_output_path(file)
+        check_output_path(f"{file}{signing.SIGNATURE_SUFFIX}")
+    except OutputPathError as exc:
+        raise CertifyError(str(exc)) from exc
     try:
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
         written = signing.sign_file(Path(file), key)
@@ -489,7 +515,8 @@ def spec_check(specs: tuple[str, ...]) -> None:
               help="quick: minutes, CI-size samples; lab: lab sample sizes.")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Master seed (default: a fresh random seed, printed and committed in the report).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True,
+              callback=_writable_folder)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Local worker processes [all cores].")
 @click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
               help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
@@ -505,8 +532,9 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     from pathlib import Path
 
     from certify import signing
-    from certify.report import ReportDataError
-    from certify.run import run
+    from certify.atomic import OutputPathError, check_output_path
+    from certify.report import ReportDataError, report_paths
+    from certify.run import report_basename, run
     from certify.spec import SpecError, load_spec
 
     def progress(message: str) -> None:
@@ -516,13 +544,15 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     if issued_at is None and epoch is not None and not epoch.strip().isdigit():  # fail now, not after the run
         raise CertifyError(f"SOURCE_DATE_EPOCH must be an integer of seconds since 1970, got {epoch!r}")
     try:
-        load_spec(spec)  # a bad spec fails before a development key is created
+        game = load_spec(spec)  # a bad spec fails before a development key is created
+        for path in report_paths(out_dir, report_basename(game), signed=True).values():  # before the run
+            check_output_path(path)
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file))
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
         outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,
                       progress=progress)
-    except (signing.SigningError, SpecError, ReportDataError) as exc:
+    except (signing.SigningError, SpecError, ReportDataError, OutputPathError) as exc:
         raise CertifyError(str(exc)) from exc
     except KeyboardInterrupt:
         click.echo("interrupted: no report was written", err=True)

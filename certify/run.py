@@ -326,6 +326,11 @@ def issued_at_or_now(issued_at: datetime | None = None) -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
+def report_basename(game) -> str:
+    """The report's file name without suffix: ``<game>-<spec version>``."""
+    return f"{game.name}-{game.version}"
+
+
 def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
         signing_key=None, workers: int | None = None, issued_at: datetime | None = None,
         progress: Progress = _quiet) -> dict[str, Any]:
@@ -405,7 +410,7 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
     )
     progress("Report: rendering and signing")
     start = time.perf_counter()
-    paths = write_report(data, out_dir, f"{game.name}-{game.version}", signing_key)
+    paths = write_report(data, out_dir, report_basename(game), signing_key)
     timings["Report"] = round(time.perf_counter() - start, 2)
     verdict = json.loads(paths["json"].read_bytes())["verdict"]
     return {"paths": paths, "verdict": verdict, "timings": timings, "seed": seed}
