@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from certify.atomic import atomic_write
+from certify.inputs import CHECKPOINT_LIMITS, excerpt, load_json
 from certify.games.kernels import Kernel, kernel_for
 from certify.spec import load_spec, parse_spec, read_yaml, resolve_spec_path
 
@@ -222,20 +223,20 @@ def _decode(data: dict) -> dict[str, np.ndarray]:
 
 
 def save_checkpoint(path: Path, config: RunConfig, chunks: dict[int, dict]) -> None:
-    body = {"config": config.identity(), "chunks": {str(i): _encode(t) for i, t in sorted(chunks.items())}}
-    atomic_write(path, json.dumps(body, separators=(",", ":")))
+    # one chunk a line: the reader bounds line length (certify.inputs.CHECKPOINT_LIMITS)
+    compact = {"separators": (",", ":")}
+    lines = [f'"{i}":{json.dumps(_encode(t), **compact)}' for i, t in sorted(chunks.items())]
+    atomic_write(path, f'{{"config":{json.dumps(config.identity(), **compact)},"chunks":{{\n'
+                       + ",\n".join(lines) + "\n}}\n")
 
 
 def load_checkpoint(path: Path, config: RunConfig) -> dict[int, dict]:
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SimulationError(f"{path}: no checkpoint to resume from") from None
-    except json.JSONDecodeError as exc:
-        raise SimulationError(f"{path}: not a checkpoint (invalid JSON at line {exc.lineno})") from None
+    if not path.exists():
+        raise SimulationError(f"{path}: no checkpoint to resume from")
+    body = load_json(path, CHECKPOINT_LIMITS, SimulationError)  # bounded: size, lines, depth
     saved, wanted = body.get("config") or {}, config.identity()
     if saved != wanted:
-        differs = ", ".join(f"{k} {saved.get(k)!r} there, {wanted[k]!r} here"
+        differs = ", ".join(f"{k} {excerpt(saved.get(k))} there, {wanted[k]!r} here"
                             for k in wanted if saved.get(k) != wanted[k])
         raise SimulationError(f"{path}: checkpoint was written by a different run ({differs})")
     return {int(i): _decode(t) for i, t in body["chunks"].items()}
@@ -285,8 +286,8 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
     if rounds <= 0:
         raise SimulationError(f"rounds must be a positive integer, got {rounds}")
     path = resolve_spec_path(spec)
+    kernel = engine_kernel(str(path), fault)  # reads the spec within bounds before it is hashed
     config = RunConfig(str(path), file_sha256(path), int(rounds), int(seed), int(chunk_rounds), fault)
-    kernel = engine_kernel(config.spec_path, fault)
     ckpt = Path(checkpoint) if checkpoint else None
     done: dict[int, dict] = load_checkpoint(ckpt, config) if (resume and ckpt) else {}
     if resume and not ckpt:
