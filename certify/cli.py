@@ -156,7 +156,10 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--scheduler", default=None, help="address of a Dask distributed scheduler to run the chunks on")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="checkpoint file [default: reports/checkpoints/<spec>-<seed>-<rounds>.json]")
-@click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint")
+@click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint (verified: digests, "
+                                              "and a random sample of its chunks played again)")
+@click.option("--replay-fraction", type=click.FloatRange(0, 1, min_open=True), default=0.5, show_default=True,
+              help="with --resume: share of the checkpointed chunks played again to prove them (1: all)")
 @click.option("--chunk-rounds", type=click.IntRange(min=1), default=None,
               help="rounds per chunk (part of the run's identity; default 131072)")
 @click.option("--fault", default=None, help="play a seeded fault (a negative control); see --list-faults")
@@ -167,15 +170,18 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
               help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write the results as JSON")
-def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_rounds, fault, alpha, verify, json_path):
+def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, replay_fraction, chunk_rounds, fault, alpha,
+             verify, json_path):
     """Play SPEC for many rounds with the certified RNG and verify the tallies against the PAR sheet.
 
-    Exit 0 when the verification passes, 1 when it fails, 2 on an error; 130 when interrupted
+    Exit 0 when the verification passes, 1 when it fails (or a resumed checkpoint does not verify),
+    2 on an error (a malformed checkpoint, one locked by another run); 130 when interrupted
     (finished chunks stay in the checkpoint: run again with --resume)."""
     import json as json_mod
     import os
     from pathlib import Path
 
+    from certify import errors
     from certify import simulate as sim
     from certify.analysis import par_sheet
     from certify.atomic import OutputPathError, atomic_write, check_output_path
@@ -188,13 +194,17 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
         with progress_bar(f"{game.name}") as update:
             result = sim.simulate(spec, rounds, seed, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
-                                  chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update)
+                                  chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update,
+                                  replay_fraction=replay_fraction)
         verification = sim.verify(result, par_sheet(game), alpha=alpha) if verify else None
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
         raise SystemExit(130)
-    except (SpecError, sim.SimulationError, FileNotFoundError, OutputPathError) as exc:
+    except (SpecError, sim.SimulationError, FileNotFoundError, OutputPathError, errors.InputError) as exc:
         raise CertifyError(str(exc)) from exc
+    except errors.VerificationFailed as exc:  # a checkpoint that does not verify
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from exc
     except OSError as exc:  # an unreachable --scheduler, an unwritable checkpoint
         where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
         raise CertifyError(f"{where}: {_os_reason(exc)}") from exc

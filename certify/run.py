@@ -292,6 +292,7 @@ def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: floa
         "wager_tallied": f"{main.name} (PAR sheet wager: {sheet.name})",
         "chunks": f"{len(result.per_chunk)} chunks of {result.config.chunk_rounds:,} rounds, chunk i from "
                   "stream (master seed, i)",
+        "checkpoint": result.checkpoint_summary(),
     }
 
 
