@@ -33,6 +33,13 @@ def _in_spec(nested: str) -> str:
     return SPEC.replace("source:\n", f"source:\n  extra:\n{nested}\n", 1)
 
 
+def _as_spec_notes(nested: str) -> str:
+    """The spec with ``nested`` as the value of ``source.notes``, a text field: the type error quotes
+    the value, which is how the bomb used to hang ``certify spec`` (9^9 items rendered)."""
+    start, end = SPEC.index("  notes: >-"), SPEC.index("deck:")
+    return SPEC[:start] + "  notes:\n" + nested + "\n" + SPEC[end:]
+
+
 def _in_fixture(nested: str) -> str:
     return FIXTURE.replace("scenarios:\n", f"description:\n{nested}\nscenarios:\n", 1)
 
@@ -62,6 +69,7 @@ def _fixture_file(tmp_path: Path, text: str) -> Path:
 
 YAML_READERS = {
     "spec": (lambda tmp, nested: ["spec", str(_spec_file(tmp, _in_spec(nested)))]),
+    "spec text field": (lambda tmp, nested: ["spec", str(_spec_file(tmp, _as_spec_notes(nested)))]),
     "fixture": (lambda tmp, nested: ["procedures", str(_fixture_file(tmp, _in_fixture(nested)))]),
 }
 
