@@ -73,19 +73,29 @@ class _CertifyGroup(click.Group):
 
 def _writable_target(_ctx, param, value):
     """Refuse an output path that cannot be written before the work that produces it (minutes, for
-    a PAR sheet or a battery): its nearest existing folder must be a writable folder."""
-    import os
-    from pathlib import Path
+    a PAR sheet or a battery): it must be a regular file or not exist (never a device, FIFO, link or
+    folder), under a folder that exists or can be created (certify.atomic.check_output_path)."""
+    from certify.atomic import OutputPathError, check_output_path
 
     if value is None:
         return value
-    folder = Path(value).absolute().parent
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        raise click.BadParameter(f"cannot write {value}: {folder} is a file, not a folder", param=param)
-    if not os.access(folder, os.W_OK):
-        raise click.BadParameter(f"cannot write {value}: no permission to write in {folder}", param=param)
+    try:
+        check_output_path(value)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+    return value
+
+
+def _writable_folder(_ctx, param, value):
+    """The same preflight for an output folder (run --out, keygen --key-dir)."""
+    from certify.atomic import OutputPathError, check_output_dir
+
+    if value is None:
+        return value
+    try:
+        check_output_dir(value)
+    except OutputPathError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
     return value
 
 
@@ -210,7 +220,10 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--scheduler", default=None, help="address of a Dask distributed scheduler to run the chunks on")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="checkpoint file [default: reports/checkpoints/<spec>-<seed>-<rounds>.json]")
-@click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint")
+@click.option("--resume", is_flag=True, help="finish an interrupted run from its checkpoint (verified: digests, "
+                                              "and a random sample of its chunks played again)")
+@click.option("--replay-fraction", type=click_number(0, 1, low_open=True, why="a share of the checkpointed chunks"), default=0.5, show_default=True,
+              help="with --resume: share of the checkpointed chunks played again to prove them (1: all)")
 @click.option("--chunk-rounds", type=click_number(1, MAX_CHUNK_ROUNDS, integer=True, why="decks a worker deals at once"),
               default=None,
               help="rounds per chunk (part of the run's identity; default 131072)")
@@ -222,35 +235,42 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
               help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write the results as JSON")
-def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_rounds, fault, alpha, verify, json_path):
+def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, replay_fraction, chunk_rounds, fault, alpha,
+             verify, json_path):
     """Play SPEC for many rounds with the certified RNG and verify the tallies against the PAR sheet.
 
-    Exit 0 when the verification passes, 1 when it fails, 2 on an error; 130 when interrupted
+    Exit 0 when the verification passes, 1 when it fails (or a resumed checkpoint does not verify),
+    2 on an error (a malformed checkpoint, one locked by another run); 130 when interrupted
     (finished chunks stay in the checkpoint: run again with --resume)."""
     import json as json_mod
     import os
     from pathlib import Path
 
+    from certify import errors
     from certify import simulate as sim
     from certify.analysis import par_sheet
-    from certify.atomic import atomic_write
+    from certify.atomic import OutputPathError, atomic_write, check_output_path
     from certify.console import print_simulation, progress_bar
     from certify.spec import SpecError, load_spec
 
     try:
         game = load_spec(spec)
-        ckpt = Path(checkpoint or f"reports/checkpoints/{game.name}-{seed}-{rounds}.json")
+        ckpt = check_output_path(checkpoint or f"reports/checkpoints/{game.name}-{seed}-{rounds}.json")
         with progress_bar(f"{game.name}") as update:
             result = sim.simulate(spec, rounds, seed, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
-                                  chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update)
+                                  chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update,
+                                  replay_fraction=replay_fraction)
         verification = sim.verify(result, par_sheet(game), alpha=alpha, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler) if verify else None
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
         raise SystemExit(130)
-    except (SpecError, sim.SimulationError, FileNotFoundError) as exc:
+    except (SpecError, sim.SimulationError, FileNotFoundError, OutputPathError, errors.InputError) as exc:
         raise CertifyError(str(exc)) from exc
+    except errors.VerificationFailed as exc:  # a checkpoint that does not verify
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from exc
     except OSError as exc:  # an unreachable --scheduler, an unwritable checkpoint
         where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
         raise CertifyError(f"{where}: {_os_reason(exc)}") from exc
@@ -258,7 +278,7 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
     if json_path:
         try:
             atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
-        except OSError as exc:
+        except (OSError, OutputPathError) as exc:
             raise CertifyError(f"cannot write {json_path}: {_os_reason(exc)}") from exc
     raise SystemExit(0 if verification is None or verification.passed else 1)
 
@@ -291,12 +311,14 @@ def _passphrase_source(passphrase_file: str | None, confirm: bool = False, promp
 
 _KEY_DIR = click.option("--key-dir", type=click.Path(file_okay=False), default=None,
                         help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
+_KEY_DIR_OUT = click.option("--key-dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
+                            help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
 _PASSPHRASE_FILE = click.option("--passphrase-file", type=click.Path(dir_okay=False), default=None,
                                 help="File whose first line is the key passphrase.")
 
 
 @cli.command()
-@_KEY_DIR
+@_KEY_DIR_OUT
 @_PASSPHRASE_FILE
 @click.option("--algorithm", type=click.Choice(["ecdsa-p256", "rsa-3072"]), default="ecdsa-p256",
               show_default=True)
@@ -312,7 +334,15 @@ def keygen(key_dir, passphrase_file, algorithm, organization, common_name, days,
 
     from certify import signing
 
+    from certify.atomic import OutputPathError, check_output_dir, check_output_path
+
     directory = Path(key_dir) if key_dir else signing.config_dir()
+    try:  # every file keygen writes, before the passphrase is asked for
+        check_output_dir(directory)
+        for name in (signing.ROOT_CERT, signing.ROOT_KEY, signing.SIGNER_CERT, signing.SIGNER_KEY):
+            check_output_path(directory / name)
+    except OutputPathError as exc:
+        raise CertifyError(str(exc)) from exc
     try:
         paths = signing.keygen(directory, _passphrase_source(passphrase_file, confirm=True)(), algorithm=algorithm,
                                organization=organization, common_name=common_name, days=days, force=force)
@@ -368,9 +398,15 @@ def sign(file, key_dir, passphrase_file, allow_insecure_key) -> None:
     from pathlib import Path
 
     from certify import signing
+    from certify.atomic import OutputPathError, check_output_path
     from certify.errors import VerificationFailed
     from certify.report.verify import SignerMismatch, check_signer_block
 
+    try:  # a PDF is signed in place, anything else into FILE.p7s: both must be regular files we may write
+        check_output_path(file)
+        check_output_path(f"{file}{signing.SIGNATURE_SUFFIX}")
+    except OutputPathError as exc:
+        raise CertifyError(str(exc)) from exc
     try:
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
                                        allow_insecure=allow_insecure_key)
@@ -742,7 +778,8 @@ def spec_check(specs: tuple[str, ...]) -> None:
               help="quick: minutes, CI-size samples; lab: lab sample sizes.")
 @click.option("--seed", type=SEED, default=None,
               help="Master seed (default: a fresh random seed, printed and committed in the report).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True,
+              callback=_writable_folder)
 @click.option("--workers", type=WORKERS, default=None, help="Local worker processes [all cores].")
 @click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
               help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
@@ -760,15 +797,18 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     from pathlib import Path
 
     from certify import signing
-    from certify.report import ReportDataError
-    from certify.run import PROFILES, preflight, run
+    from certify.atomic import check_output_path
+    from certify.report import ReportDataError, report_paths
+    from certify.run import PROFILES, preflight, report_basename, run
     from certify.spec import SpecError, load_spec, resolve_spec_path
 
     def progress(message: str) -> None:
         click.echo(message, err=True)
 
     try:
-        load_spec(spec)  # a bad spec fails before a development key is created
+        game = load_spec(spec)  # a bad spec fails before a development key is created
+        for path in report_paths(out_dir, report_basename(game), signed=True).values():  # before the run
+            check_output_path(path)
         preflight(resolve_spec_path(spec), PROFILES[profile], issued_at)  # so do pays the kernels cannot hold
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
                                        allow_insecure=allow_insecure_key)
@@ -777,7 +817,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
         outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,
                       progress=progress)
-    except (signing.SigningError, SpecError, ReportDataError) as exc:
+    except (signing.SigningError, SpecError, ReportDataError, OutputPathError) as exc:
         raise CertifyError(str(exc)) from exc
     except KeyboardInterrupt:
         click.echo("interrupted: no report was written", err=True)

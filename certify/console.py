@@ -94,6 +94,8 @@ def print_simulation(result, verification) -> None:
     console.print(f"[bold]{escape(spec_label(cfg.spec_path))}[/bold]: {result.rounds:,} rounds, seed {cfg.seed}, "
                   f"{chunks} chunk{'' if chunks == 1 else 's'} of {cfg.chunk_rounds:,}"
                   + (f", FAULT {cfg.fault}" if cfg.fault else "") + pace)
+    if result.resumed_chunks:
+        console.print(f"  checkpoint: {result.checkpoint_summary()}")
     if verification is None:
         for w in result.kernel.wagers:
             table = Table(title=f"{w.name}: tallies (not verified)", title_justify="left")

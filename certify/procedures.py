@@ -52,14 +52,13 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
-
 
 from certify.cards import CardError, cards_str, parse_cards
 from certify.errors import InputError
 from certify.games.base import IllegalAction, RoundResult
-from certify.spec import SpecError, _node_line, load_spec, read_yaml
+from certify.inputs import excerpt
+from certify.spec import SpecError, _node_line, load_spec, read_yaml_tree
 from certify.validate import check_amount
 
 FAMILY_WAGERS = {
@@ -82,13 +81,13 @@ class FixtureError(InputError):
 
 def _amount(value: Any) -> Decimal:
     if isinstance(value, bool) or isinstance(value, float):
-        raise ValueError(f"expected an exact amount as a quoted string such as \"2.50\", got {value!r}")
+        raise ValueError(f"expected an exact amount as a quoted string such as \"2.50\", got {excerpt(value)}")
     try:
         amount = Decimal(str(value).strip())
     except (InvalidOperation, TypeError):
-        raise ValueError(f"expected an amount such as \"2.50\" or \"-1.00\", got {value!r}") from None
+        raise ValueError(f"expected an amount such as \"2.50\" or \"-1.00\", got {excerpt(value)}") from None
     if not amount.is_finite():
-        raise ValueError(f"expected a finite amount, got {value!r}")
+        raise ValueError(f"expected a finite amount, got {excerpt(value)}")
     return check_amount(amount, "amount")
 
 
@@ -182,7 +181,8 @@ def _dotted(loc: tuple) -> str:
     """("seats", 0, "cards") -> "seats[0].cards"."""
     text = ""
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        part = part if isinstance(part, int) else excerpt(str(part), quoted=False)
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
     return text
 
 
@@ -192,24 +192,16 @@ def _where(path: Path, loc: tuple, scenarios: list | None) -> str:
         sid = None
         if scenarios and loc[1] < len(scenarios) and isinstance(scenarios[loc[1]], dict):
             sid = scenarios[loc[1]].get("id")
-        name = f"scenario {sid!r}" if sid is not None else f"scenario #{loc[1] + 1}"
+        name = f"scenario {excerpt(sid)}" if sid is not None else f"scenario #{loc[1] + 1}"
         rest = _dotted(loc[2:]) or "(scenario)"
         return f"{path}: {name}: {rest}"
     return f"{path}: {_dotted(loc) or '(top level)'}"
 
 
-def _compose_quietly(path: Path) -> "yaml.Node | None":
-    """The YAML node tree (for line numbers), or None when it cannot be had."""
-    try:
-        return yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-
-
 def load_fixture(path: Path) -> tuple[Fixture, Any]:
     """Parse and validate one fixture file and its spec; FixtureError when malformed."""
     try:
-        data = read_yaml(path, "fixture file")
+        data, root = read_yaml_tree(path, "fixture file")  # bounded: certify.inputs.YAML_LIMITS
     except SpecError as exc:
         raise FixtureError(str(exc)) from None
     if not isinstance(data, dict):
@@ -218,9 +210,8 @@ def load_fixture(path: Path) -> tuple[Fixture, Any]:
         fixture = Fixture.model_validate(data)
     except ValidationError as exc:
         lines = []
-        root = _compose_quietly(path)
         for error in exc.errors():
-            msg = error["msg"].removeprefix("Value error, ")
+            msg = excerpt(error["msg"].removeprefix("Value error, "), 200, quoted=False)
             if error["type"] == "extra_forbidden":
                 msg = "unknown field (not part of the fixture schema)"
             elif error["type"] == "missing":
@@ -243,9 +234,9 @@ def load_fixture(path: Path) -> tuple[Fixture, Any]:
     try:
         _check_fixture(path, fixture, spec)
     except FixtureError as exc:  # point at the scenario's line, as the schema errors do
-        text, root = str(exc), _compose_quietly(path)
+        text = str(exc)
         for i, sc in enumerate(fixture.scenarios):
-            prefix = f"{path}: scenario {sc.id!r}:"
+            prefix = f"{path}: scenario {excerpt(sc.id)}:"
             line = _node_line(root, ("scenarios", i)) if root is not None else None
             if text.startswith(prefix) and line:
                 raise FixtureError(f"{path}:{line}{text[len(str(path)):]}") from None
@@ -257,14 +248,14 @@ def _parse(path: Path, sid: str, field_name: str, tokens: list[str]) -> tuple[in
     try:
         return tuple(parse_cards(tokens))
     except CardError as exc:
-        raise FixtureError(f"{path}: scenario {sid!r}: {field_name}: {exc}") from None
+        raise FixtureError(f"{path}: scenario {excerpt(sid)}: {field_name}: {exc}") from None
 
 
 def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
     seen: set[str] = set()
     wagers, actions = FAMILY_WAGERS[spec.family], FAMILY_ACTIONS[spec.family]
     for sc in fixture.scenarios:
-        where = f"{path}: scenario {sc.id!r}"
+        where = f"{path}: scenario {excerpt(sc.id)}"
         if sc.id in seen:
             raise FixtureError(f"{where}: id: the id is used twice in this file")
         seen.add(sc.id)
@@ -290,7 +281,7 @@ def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
         for i, s in enumerate(sc.seats):
             for a in s.actions:
                 if a not in actions:
-                    raise FixtureError(f"{where}: seats[{i}].actions: {a!r} is not a {spec.family} action "
+                    raise FixtureError(f"{where}: seats[{i}].actions: {excerpt(a)} is not a {spec.family} action "
                                        f"(expected {', '.join(actions)})")
         for i, e in enumerate(sc.expect.seats):
             for w in e.net:
@@ -306,7 +297,7 @@ def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
 class _ScenarioPlayer:
     def __init__(self, path: Path, fixture: Fixture, spec, sc: Scenario):
         self.path, self.fixture, self.spec, self.sc = path, fixture, spec, sc
-        self.where = f"{path}: scenario {sc.id!r}"
+        self.where = f"{path}: scenario {excerpt(sc.id)}"
         self.actions = [list(s.actions) for s in sc.seats]
         self.late_errors: dict[int, str] = {}
 
@@ -429,7 +420,7 @@ def _compare(sc: Scenario, result: RoundResult, late_errors: dict[int, str]) -> 
             if w != g:
                 diffs.append(f"seat {i} net.{wager}: expected {w}, got {g}")
         if want.error is not None and (error is None or want.error.lower() not in error.lower()):
-            diffs.append(f"seat {i} error: expected text {want.error!r}, got {error!r}")
+            diffs.append(f"seat {i} error: expected text {excerpt(want.error)}, got {excerpt(error)}")
         if want.error is None and late_errors.get(i) and want.status != "rejected":
             diffs.append(f"seat {i} error: a late wager was refused ({late_errors[i]}) but expect gives no error")
     actual = {"table": result.table, "seats": actual_seats,
@@ -450,7 +441,7 @@ def run_fixture(path: Path) -> list[ScenarioResult]:
         rnd = player.play()
         for i, leftover in enumerate(player.actions):
             if leftover and rnd.seats[i].status in ("played", "folded") and rnd.seats[i].decisions:
-                raise FixtureError(f"{path}: scenario {sc.id!r}: seats[{i}].actions: {leftover} were never "
+                raise FixtureError(f"{path}: scenario {excerpt(sc.id)}: seats[{i}].actions: {leftover} were never "
                                    "taken (the seat's decisions were already complete)")
         diffs, actual = _compare(sc, rnd.result(), player.late_errors)
         results.append(ScenarioResult(path.name, sc.id, sc.rule, sc.source, spec.name, not diffs, diffs,

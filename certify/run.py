@@ -19,19 +19,18 @@ only after everything was rendered and signed).
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
-
+from certify.inputs import JSON_LIMITS, load_json
 from certify.report.identify import PROJECT_ROOT
 from certify.stats.multiple import CONFIRMATION_RULE
+from certify.spec import read_yaml
 from certify.stats.result import TestResult
 
 ALPHA = 0.01
@@ -89,7 +88,7 @@ def procedure_fixtures(spec_name: str, directory: Path = PROCEDURE_FIXTURES) -> 
     """The fixture files whose ``spec:`` names this spec."""
     out = []
     for path in sorted(directory.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path, "fixture file")  # bounded (certify.inputs); a bad one stops the run
         if isinstance(data, dict) and str(data.get("spec", "")).removesuffix(".yaml").split("/")[-1] == spec_name:
             out.append(path)
     return out
@@ -103,7 +102,7 @@ def drbg_known_answer_tests(fixture: Path = CAVP_FIXTURE) -> list[TestResult]:
     from rng.drbg import CtrDrbg, HmacDrbg
     from rng.entropy import ReplayEntropy
 
-    vectors = json.loads(fixture.read_text())["vectors"]
+    vectors = load_json(fixture)["vectors"]
     groups: dict[str, list[str]] = {}
     for vec in vectors:
         source = (ReplayEntropy(bytes.fromhex(x) for x in vec["entropy_input_pr"])
@@ -293,6 +292,7 @@ def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: floa
         "wager_tallied": f"{main.name} (PAR sheet wager: {sheet.name})",
         "chunks": f"{len(result.per_chunk)} chunks of {result.config.chunk_rounds:,} rounds, chunk i from "
                   "stream (master seed, i)",
+        "checkpoint": result.checkpoint_summary(),
     }
 
 
@@ -335,6 +335,11 @@ def preflight(spec_path: Path, profile: RunProfile, issued_at: datetime | None =
         source_date_epoch()
     check_rounds(profile.rounds, f"profile {profile.name}: rounds")
     engine_kernel(str(spec_path), None)
+
+
+def report_basename(game) -> str:
+    """The report's file name without suffix: ``<game>-<spec version>``."""
+    return f"{game.name}-{game.version}"
 
 
 def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
@@ -419,7 +424,7 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
     )
     progress("Report: rendering and signing")
     start = time.perf_counter()
-    paths = write_report(data, out_dir, f"{game.name}-{game.version}", signing_key)
+    paths = write_report(data, out_dir, report_basename(game), signing_key)
     timings["Report"] = round(time.perf_counter() - start, 2)
-    verdict = json.loads(paths["json"].read_bytes())["verdict"]
+    verdict = load_json(paths["json"], replace(JSON_LIMITS, what="report JSON", max_bytes=256 << 20))["verdict"]
     return {"paths": paths, "verdict": verdict, "timings": timings, "seed": seed}

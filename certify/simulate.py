@@ -13,10 +13,10 @@ checkpoint, never a torn one); ``resume=True`` plays only the chunks that are mi
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -28,12 +28,13 @@ import numpy as np
 
 from certify.atomic import atomic_write
 from certify.errors import InputError
+from certify import checkpoint as checkpoints
 from certify.games.kernels import Kernel, kernel_for
 from certify.spec import load_spec, parse_spec, read_yaml, resolve_spec_path
 from certify.validate import MAX_CHUNK_ROUNDS, check_number, check_rounds, env_number
 
 CHUNK_ROUNDS = 1 << 17  # part of the reproducibility contract: chunk i always holds these rounds
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = checkpoints.VERSION
 CHECKPOINT_EVERY_S = 2.0
 
 # Deliberate faults, the negative controls of the verification. Each is a change a real engine
@@ -219,32 +220,15 @@ def _dask_results(config: RunConfig, todo: list[tuple[int, int]], scheduler) -> 
 
 
 # ------------------------------------------------------------------------------ checkpoint
-def _encode(tally: dict[str, np.ndarray]) -> dict:
-    return {k: v.tolist() for k, v in tally.items()}
-
-
-def _decode(data: dict) -> dict[str, np.ndarray]:
-    return {k: np.asarray(v, dtype=np.int64) for k, v in data.items()}
-
-
+# The file format, its digests, the re-play sample and the lock: certify.checkpoint.
 def save_checkpoint(path: Path, config: RunConfig, chunks: dict[int, dict]) -> None:
-    body = {"config": config.identity(), "chunks": {str(i): _encode(t) for i, t in sorted(chunks.items())}}
-    atomic_write(path, json.dumps(body, separators=(",", ":")))
+    checkpoints.save(path, config.identity(), chunks)
 
 
-def load_checkpoint(path: Path, config: RunConfig) -> dict[int, dict]:
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SimulationError(f"{path}: no checkpoint to resume from") from None
-    except json.JSONDecodeError as exc:
-        raise SimulationError(f"{path}: not a checkpoint (invalid JSON at line {exc.lineno})") from None
-    saved, wanted = body.get("config") or {}, config.identity()
-    if saved != wanted:
-        differs = ", ".join(f"{k} {saved.get(k)!r} there, {wanted[k]!r} here"
-                            for k in wanted if saved.get(k) != wanted[k])
-        raise SimulationError(f"{path}: checkpoint was written by a different run ({differs})")
-    return {int(i): _decode(t) for i, t in body["chunks"].items()}
+def load_checkpoint(path: Path, config: RunConfig, kernel: Kernel | None = None) -> dict[int, dict]:
+    """The verified chunks of ``path`` (shape, digests, chain; ``certify.checkpoints.load``)."""
+    kernel = kernel or engine_kernel(config.spec_path, config.fault)
+    return checkpoints.load(path, config.identity(), dict(config.chunks), kernel)
 
 
 # ------------------------------------------------------------------------------ the run
@@ -257,8 +241,23 @@ class SimulationResult:
     totals: dict[str, np.ndarray]
     per_chunk: dict[int, dict[str, np.ndarray]] = field(repr=False)
     seconds: float = 0.0  # time of this call: the chunks played now, not those resumed
-    resumed_chunks: int = 0
+    resumed_chunks: int = 0  # chunks taken from the checkpoint (digests and chain verified)
     rounds_played_now: int = 0
+    replayed_chunks: int = 0  # of the resumed chunks, played again and found identical
+
+    @property
+    def detection_probability(self) -> float | None:
+        """P(one forged checkpointed chunk is among those re-played); None: nothing resumed."""
+        return checkpoints.detection_probability(self.resumed_chunks, self.replayed_chunks)
+
+    def checkpoint_summary(self) -> str:
+        """One sentence for the console, the JSON and the report: what came from a checkpoint."""
+        chunks = len(self.per_chunk)
+        if not self.resumed_chunks:
+            return f"all {chunks} chunks played in this run (none from a checkpoint)"
+        return (f"{self.resumed_chunks} of {chunks} chunks from a checkpoint (digests verified), "
+                f"{self.replayed_chunks} of them played again and identical: a forged chunk is caught with "
+                f"probability {self.detection_probability:.2f} or more")
 
     @property
     def rounds(self) -> int:
@@ -282,11 +281,13 @@ def _sum(tallies: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, scheduler=None,
              checkpoint: str | Path | None = None, resume: bool = False, fault: str | None = None,
              chunk_rounds: int = CHUNK_ROUNDS, progress: Callable[[int, int], None] | None = None,
-             first_chunk: int = 0) -> SimulationResult:
+             first_chunk: int = 0, replay_fraction: float = checkpoints.REPLAY_FRACTION) -> SimulationResult:
     """Play ``rounds`` rounds of ``spec`` from master seed ``seed`` and tally them.
 
     ``workers`` local processes, or ``scheduler`` (a Dask scheduler address or Client). With a
-    ``checkpoint`` path, finished chunks are saved as they come in; ``resume`` loads them first.
+    ``checkpoint`` path, finished chunks are saved as they come in (the file is locked for the
+    run); ``resume`` loads them first, verified (``certify.checkpoint``): shape, digests, chain,
+    and ``replay_fraction`` of them played again (refused on any difference).
     ``progress(rounds_done, rounds_total)`` is called as chunks finish. ``first_chunk`` shifts the
     chunk indices (and so the DRBG sub-streams): the confirmation of a failed verification plays
     fresh chunks after the original run's.
@@ -294,15 +295,23 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
     check_rounds(rounds)
     check_number(chunk_rounds, "chunk_rounds", low=1, high=MAX_CHUNK_ROUNDS, integer=True)
     path = resolve_spec_path(spec)
-    config = RunConfig(str(path), file_sha256(path), int(rounds), int(seed), int(chunk_rounds), fault, int(first_chunk))
-    kernel = engine_kernel(config.spec_path, fault)
+    kernel = engine_kernel(str(path), fault)  # reads the spec within bounds before it is hashed
+    config = RunConfig(str(path), file_sha256(path), int(rounds), int(seed), int(chunk_rounds), fault,
+                       int(first_chunk))
     ckpt = Path(checkpoint) if checkpoint else None
-    done: dict[int, dict] = load_checkpoint(ckpt, config) if (resume and ckpt) else {}
     if resume and not ckpt:
         raise SimulationError("resume needs a checkpoint path")
+    with checkpoints.locked(ckpt) if ckpt else nullcontext():  # one runner per checkpoint
+        return _play(config, kernel, ckpt, resume, workers, scheduler, progress, replay_fraction)
+
+
+def _play(config: RunConfig, kernel: Kernel, ckpt: Path | None, resume: bool, workers: int, scheduler,
+          progress, replay_fraction: float) -> SimulationResult:
+    done: dict[int, dict] = load_checkpoint(ckpt, config, kernel) if resume else {}
     resumed = len(done)
-    todo = [(i, n) for i, n in config.chunks if i not in done]
+    replay = checkpoints.replay_sample(done, replay_fraction) if done else []
     sizes = dict(config.chunks)
+    todo = [(i, sizes[i]) for i in replay] + [(i, n) for i, n in config.chunks if i not in done]
     finished = resumed_rounds = sum(sizes[i] for i in done)
     save_every = env_number("CERTIFY_CHECKPOINT_EVERY_S", integer=False, default=CHECKPOINT_EVERY_S, low=0, high=86400)
     start = time.perf_counter()
@@ -310,8 +319,12 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
     if progress:
         progress(finished, config.rounds)
     results = _dask_results(config, todo, scheduler) if scheduler is not None else _local_results(config, todo, workers)
+    forged = False
     try:
         for index, tally in results:
+            if index in done:  # a re-played checkpointed chunk: it must be the same to the last count
+                checkpoints.check_replayed(index, done[index], tally, ckpt)
+                continue
             done[index] = tally
             finished += sizes[index]
             if progress:
@@ -319,11 +332,14 @@ def simulate(spec: str | Path, rounds: int, seed: int, *, workers: int = 1, sche
             if ckpt and time.perf_counter() - last_save >= save_every:
                 save_checkpoint(ckpt, config, done)
                 last_save = time.perf_counter()
+    except checkpoints.CheckpointForged:
+        forged = True
+        raise
     finally:
-        if ckpt and len(done) > resumed:
+        if ckpt and len(done) > resumed and not forged:  # never build on a refused checkpoint
             save_checkpoint(ckpt, config, done)
     return SimulationResult(config, kernel, _sum(done[i] for i in sorted(done)), done,
-                            time.perf_counter() - start, resumed, finished - resumed_rounds)
+                            time.perf_counter() - start, resumed, finished - resumed_rounds, len(replay))
 
 
 # ------------------------------------------------------------------------------ verification
@@ -507,6 +523,9 @@ def result_to_dict(result: SimulationResult, verification: Verification | None =
            "chunk_rounds": result.config.chunk_rounds, "chunks": len(result.per_chunk),
            "fault": result.config.fault, "seconds": result.seconds,
            "resumed_chunks": result.resumed_chunks,
+           "checkpoint": {"resumed_chunks": result.resumed_chunks, "replayed_chunks": result.replayed_chunks,
+                          "detection_probability_one_forged_chunk": result.detection_probability,
+                          "summary": result.checkpoint_summary()},
            "rounds_per_second": result.rounds_played_now / result.seconds if result.seconds else None,
            "wagers": wagers,
            "dealt_categories": result.totals["dealt"].tolist()}

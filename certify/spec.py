@@ -72,6 +72,7 @@ from pydantic import (
 
 from certify.errors import InputError
 from certify.validate import check_amount
+from certify.inputs import excerpt
 
 SPECS_DIR = Path(__file__).resolve().parent.parent / "specs"
 
@@ -124,9 +125,9 @@ def _to_decimal(value: Any) -> Any:
         try:
             result = Decimal(str(value).strip())
         except InvalidOperation:
-            raise ValueError(f"expected a decimal amount such as \"2.50\", got {value!r}") from None
+            raise ValueError(f"expected a decimal amount such as \"2.50\", got {excerpt(value)}") from None
         if not result.is_finite():
-            raise ValueError(f"expected a finite amount, got {value!r}")
+            raise ValueError(f"expected a finite amount, got {excerpt(value)}")
         return check_amount(result, "amount")
     raise ValueError(f"expected a decimal amount such as \"2.50\", got {type(value).__name__}")
 
@@ -134,43 +135,43 @@ def _to_decimal(value: Any) -> Any:
 def _money(value: Any) -> Decimal:
     amount = _to_decimal(value)
     if amount < 0:
-        raise ValueError(f"expected an amount >= 0, got {value!r}")
+        raise ValueError(f"expected an amount >= 0, got {excerpt(value)}")
     if amount != amount.quantize(Decimal("0.01")):
-        raise ValueError(f"expected whole cents (at most 2 decimals), got {value!r}")
+        raise ValueError(f"expected whole cents (at most 2 decimals), got {excerpt(value)}")
     return amount
 
 
 def _number(value: Any, what: str) -> Decimal:
     """A Decimal from an int or decimal string, with ``what`` in the error message."""
     if isinstance(value, (bool, float)) or not isinstance(value, (int, str, Decimal)):
-        raise ValueError(f"expected {what}, got {value!r}")
+        raise ValueError(f"expected {what}, got {excerpt(value)}")
     try:
         number = Decimal(str(value).strip())
     except InvalidOperation:
-        raise ValueError(f"expected {what}, got {value!r}") from None
+        raise ValueError(f"expected {what}, got {excerpt(value)}") from None
     if not number.is_finite():
-        raise ValueError(f"expected {what}, got {value!r}")
+        raise ValueError(f"expected {what}, got {excerpt(value)}")
     return check_amount(number, what.split(" as ")[0])
 
 
 def _odds(value: Any) -> Decimal:
     amount = _number(value, "odds as a number (paid X to 1) or the word lose")
     if amount < 0:
-        raise ValueError(f"expected odds >= 0 (paid X to 1), got {value!r}")
+        raise ValueError(f"expected odds >= 0 (paid X to 1), got {excerpt(value)}")
     return amount
 
 
 def _positive(value: Any) -> Decimal:
     amount = _number(value, "a multiple of the Ante as a number > 0, such as 2")
     if amount <= 0:
-        raise ValueError(f"expected a multiple > 0, got {value!r}")
+        raise ValueError(f"expected a multiple > 0, got {excerpt(value)}")
     return amount
 
 
 def _rank(value: Any) -> int:
     token = str(value).strip().upper()
     if token not in RANK_TOKENS:
-        raise ValueError(f"expected a rank (2-10, T, J, Q, K, A), got {value!r}")
+        raise ValueError(f"expected a rank (2-10, T, J, Q, K, A), got {excerpt(value)}")
     return RANK_TOKENS[token]
 
 
@@ -303,7 +304,7 @@ class SpecBase(Model):
         allowed = self._allowed_wagers()
         unknown = sorted(set(self.wagers) - set(allowed))
         if unknown:
-            raise ValueError(f"wagers: unknown wager {unknown[0]!r}, expected one of {', '.join(allowed)}")
+            raise ValueError(f"wagers: unknown wager {excerpt(unknown[0])}, expected one of {', '.join(allowed)}")
         if "ante" not in self.wagers:
             raise ValueError("wagers: missing 'ante' limits (min and max)")
         return self
@@ -514,7 +515,7 @@ class HoldemStrategy(Model):
             ranks, suited = token[:-1], token[-1:]
             if len(ranks) != 2 or ranks[0] not in "23456789TJQKA" or ranks[1] not in "23456789TJQKA" \
                     or suited not in ("S", "O") or ranks[0] == ranks[1]:
-                raise ValueError(f"expected a starting hand class such as '72o' or 'K2s', got {text!r}")
+                raise ValueError(f"expected a starting hand class such as '72o' or 'K2s', got {excerpt(text)}")
             order = "23456789TJQKA"  # written high rank first, as players write them ("32o", not "23o")
             high, low = sorted(ranks, key=order.index, reverse=True)
             out.append(high + low + suited.lower())
@@ -556,12 +557,12 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
         if not isinstance(key, str):
             raise yaml.constructor.ConstructorError(
                 "while reading a mapping", node.start_mark,
-                f"the key {key_node.value!r} is read as {type(key).__name__}, expected text "
+                f"the key {excerpt(key_node.value)} is read as {type(key).__name__}, expected text "
                 "(YAML 1.1 reads on/off/yes/no as booleans: quote the key)", key_node.start_mark)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 "while reading a mapping", node.start_mark,
-                f"found the key {key!r} twice (first on line {seen[key].start_mark.line + 1})",
+                f"found the key {excerpt(key)} twice (first on line {seen[key].start_mark.line + 1})",
                 key_node.start_mark)
         seen[key] = key_node
     return yaml.SafeLoader.construct_mapping(loader, node, deep)
@@ -577,23 +578,20 @@ def resolve_spec_path(name_or_path: str | Path) -> Path:
     return SPECS_DIR / f"{text}.yaml"
 
 
+def read_yaml_tree(path: Path, what: str = "file") -> tuple[Any, yaml.Node | None]:
+    """(data, YAML node tree) of a spec or fixture file, read within ``certify.inputs.YAML_LIMITS``
+    (size, line length, depth, aliases expanded); syntax errors, duplicate keys and any bound
+    exceeded become SpecError naming the line (and column)."""
+    from dataclasses import replace
+
+    from certify.inputs import YAML_LIMITS, load_yaml
+
+    return load_yaml(path, replace(YAML_LIMITS, what=what), SpecError, loader=_UniqueKeyLoader)
+
+
 def read_yaml(path: Path, what: str = "file") -> Any:
-    """Parse a YAML file; syntax errors and duplicate keys become SpecError with line/column."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"{path}: no such {what}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{path}: cannot read: {exc}") from None
-    try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        problem = exc.problem or "invalid YAML"
-        raise SpecError(f"{path}: invalid YAML at {where}: {problem}") from None
-    except yaml.YAMLError as exc:
-        raise SpecError(f"{path}: YAML error: {exc}") from None
+    """The data of a YAML file (``read_yaml_tree``)."""
+    return read_yaml_tree(path, what)[0]
 
 
 def _node_line(root: yaml.Node | None, loc: tuple) -> int | None:
@@ -621,18 +619,18 @@ def _describe(error: dict) -> str:
     if kind == "missing":
         return "required field is missing"
     if kind == "literal_error":
-        return f"expected {error['ctx']['expected']}, got {error['input']!r}"
+        return f"expected {error['ctx']['expected']}, got {excerpt(error['input'])}"
     if kind == "union_tag_invalid":
         got = error["input"].get("family") if isinstance(error.get("input"), dict) else error.get("input")
-        return f"expected family one of 'stud', 'mulligan', 'holdem_bonus', got {got!r}"
+        return f"expected family one of 'stud', 'mulligan', 'holdem_bonus', got {excerpt(got)}"
     if kind == "union_tag_not_found":
         return "required field 'family' is missing (expected 'stud', 'mulligan' or 'holdem_bonus')"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if kind in ("int_type", "int_parsing", "bool_type", "bool_parsing", "string_type", "dict_type",
                 "list_type", "model_type"):
-        return f"{msg}, got {error['input']!r}"
-    return msg
+        return f"{excerpt(msg, 200, quoted=False)}, got {excerpt(error['input'])}"
+    return excerpt(msg, 200, quoted=False)  # pydantic's own messages may quote the input
 
 
 def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | None = None,
@@ -645,7 +643,7 @@ def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | 
         if loc and loc[0] in _FAMILY_TAGS:
             loc = loc[1:]
         loc = prefix + loc
-        field = ".".join(str(part) for part in loc) or "(top level)"
+        field = ".".join(excerpt(str(part), quoted=False) for part in loc) or "(top level)"
         line = _node_line(root, loc) if root is not None else None
         where = f"{path}:{line}" if line else f"{path}"
         lines.append(f"{where}: {field}: {_describe(error)}")
@@ -668,15 +666,11 @@ def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonu
     path = resolve_spec_path(name_or_path)
     if not path.exists() and path.parent == SPECS_DIR:
         raise SpecError(_unknown_spec_name(path.stem))
-    data = read_yaml(path, "spec file")
-    try:
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        root = None
+    data, root = read_yaml_tree(path, "spec file")
     spec = parse_spec(data, path, root)
     if spec.name != path.stem:
         line = _node_line(root, ("name",)) if root is not None else None
-        raise SpecError(f"{path}:{line}: name: expected {path.stem!r} (the file name), got {spec.name!r}")
+        raise SpecError(f"{path}:{line}: name: expected {path.stem!r} (the file name), got {excerpt(spec.name)}")
     return spec
 
 
@@ -690,4 +684,4 @@ def _unknown_spec_name(name: str) -> str:
     known = spec_names()
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"no spec named {name!r} in {SPECS_DIR} (known: {', '.join(known)}){hint}"
+    return f"no spec named {excerpt(name)} in {SPECS_DIR} (known: {', '.join(known)}){hint}"

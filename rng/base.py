@@ -10,6 +10,30 @@ from __future__ import annotations
 import numpy as np
 
 
+def excerpt(value, limit: int = 60, quoted: bool = True) -> str:
+    """A short rendering of untrusted input for an error message: the repr of at most ``limit``
+    characters (bytes, items) and the full length, so a bad value of a megabyte is never echoed
+    (``quoted=False``: a text cut to ``limit`` as it is, for a message that may quote the input).
+
+    The one such helper of the suite (``certify.inputs`` re-exports it): it lives here because
+    ``rng`` is the bottom layer and may not import ``certify``."""
+    import reprlib
+
+    if isinstance(value, str) and not quoted:  # a message of our own that may quote the input
+        return value if len(value) <= limit else f"{value[:limit]}... ({len(value):,} characters)"
+    if isinstance(value, (str, bytes, bytearray)):
+        unit = "characters" if isinstance(value, str) else "bytes"
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}... ({len(value):,} {unit})"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"an integer of {value.bit_length():,} bits"
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = short.maxlong = limit
+    short.maxlist = short.maxtuple = short.maxdict = short.maxset = short.maxfrozenset = 6
+    short.maxlevel = 3
+    text = short.repr(value)
+    return text if len(text) <= 2 * limit else f"{text[:2 * limit]}..."
+
+
 class RandomSourceError(RuntimeError):
     """A source cannot give output: a failed health test, a DRBG in its error state, an
     exhausted or malformed input. Fail closed: callers must not catch this and continue."""

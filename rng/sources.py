@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from rng.base import RandomSource, RandomSourceError, _check_count
+from rng.base import RandomSource, RandomSourceError, _check_count, excerpt
 from rng.bounded import integers as bounded_integers
 
 WHITESPACE = b" \t\r\n"
@@ -94,12 +94,15 @@ class BinaryFileSource(RandomSource):
 
 
 class BitsFileSource(RandomSource):
-    """ASCII '0'/'1' characters (the NIST STS data format); whitespace is ignored."""
+    """ASCII '0'/'1' characters (the NIST STS data format); whitespace is ignored.
 
-    def __init__(self, path):
+    ``data``: the file's bytes when the caller has read them already (``certify.inputs`` reads
+    every input within bounds); the path then only names the file in messages."""
+
+    def __init__(self, path, data: bytes | None = None):
         self.path = Path(path)
         self.name = f"ASCII bits file {self.path}"
-        data = self.path.read_bytes()
+        data = self.path.read_bytes() if data is None else data
         raw = np.frombuffer(data, dtype=np.uint8)
         is_bit = (raw == ord("0")) | (raw == ord("1"))
         bad = np.flatnonzero(~is_bit & ~np.isin(raw, np.frombuffer(WHITESPACE, dtype=np.uint8)))
@@ -124,11 +127,11 @@ class BitsFileSource(RandomSource):
         return np.packbits(self.random_bits(8 * _check_count(n))).tobytes()
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, data: bytes | None = None) -> str:
+    data = path.read_bytes() if data is None else data
     try:
-        return path.read_text(encoding="ascii")
+        return data.decode("ascii")
     except UnicodeDecodeError as exc:
-        data = path.read_bytes()
         raise SourceFormatError(f"{path}: {_where(data, exc.start)}: non-ASCII byte {data[exc.start]:#04x}") from None
 
 
@@ -146,18 +149,18 @@ class IntegerFileSource(RandomSource):
     (value - low, most significant first), so the bit and byte interface works too.
     """
 
-    def __init__(self, path, low: int, high: int):
+    def __init__(self, path, low: int, high: int, data: bytes | None = None):
         self.path = Path(path)
         self.name = f"integer file {self.path} in [{low}, {high}]"
         if low > high:
             raise ValueError(f"declared range [{low}, {high}] is empty")
         self.low, self.high = low, high
         values = []
-        for line, column, token in _tokens(_read_text(self.path)):
+        for line, column, token in _tokens(_read_text(self.path, data)):
             try:
                 value = int(token)
             except ValueError:
-                raise SourceFormatError(f"{self.path}: line {line}, column {column}: token {token!r} "
+                raise SourceFormatError(f"{self.path}: line {line}, column {column}: token {excerpt(token)} "
                                         "is not an integer") from None
             if not low <= value <= high:
                 raise SourceFormatError(f"{self.path}: line {line}, column {column}: value {value} is outside "
@@ -211,12 +214,12 @@ class DeckFileSource(DeckSource):
     """One dealt deck a line: card names (``AS KD 10C``) or integers, separated by spaces or
     commas. Blank lines and lines starting with '#' are skipped."""
 
-    def __init__(self, path, cards_per_deck: int = 52, deck_size: int = 52):
+    def __init__(self, path, cards_per_deck: int = 52, deck_size: int = 52, data: bytes | None = None):
         self.path = Path(path)
         self.name = f"deck file {self.path}"
         self.deck_size, self.cards_per_deck = deck_size, cards_per_deck
         decks = []
-        for line_number, line in enumerate(_read_text(self.path).splitlines(), start=1):
+        for line_number, line in enumerate(_read_text(self.path, data).splitlines(), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             decks.append(self._parse_line(line_number, line))
@@ -229,7 +232,7 @@ class DeckFileSource(DeckSource):
         cards, first_seen = [], {}
         for match in _TOKEN.finditer(line):
             token, column = match.group(), match.start() + 1
-            where = f"{self.path}: line {line_number}, column {column}, token {token!r}"
+            where = f"{self.path}: line {line_number}, column {column}, token {excerpt(token)}"
             try:
                 card = parse_card_token(token, self.deck_size)
             except ValueError as exc:
@@ -584,16 +587,17 @@ def naive_shuffle_deal(source, n_decks: int, k: int = 52, deck_size: int = 52) -
 
 
 def open_file(path, fmt: str, *, low: int | None = None, high: int | None = None,
-              cards_per_deck: int = 52, deck_size: int = 52):
-    """A file adapter by format name: 'binary', 'bits', 'integers' (needs low, high), 'decks'."""
+              cards_per_deck: int = 52, deck_size: int = 52, data: bytes | None = None):
+    """A file adapter by format name: 'binary', 'bits', 'integers' (needs low, high), 'decks'.
+    ``data``: the text formats' bytes, already read by the caller (a binary file is read as used)."""
     if fmt == "binary":
         return BinaryFileSource(path)
     if fmt == "bits":
-        return BitsFileSource(path)
+        return BitsFileSource(path, data)
     if fmt == "integers":
         if low is None or high is None:
             raise ValueError("format 'integers' needs the declared range: low and high")
-        return IntegerFileSource(path, low, high)
+        return IntegerFileSource(path, low, high, data)
     if fmt == "decks":
-        return DeckFileSource(path, cards_per_deck, deck_size)
+        return DeckFileSource(path, cards_per_deck, deck_size, data)
     raise ValueError(f"unknown format {fmt!r}: expected binary, bits, integers or decks")

@@ -111,7 +111,7 @@ def test_the_command_passes_our_own_table_and_fails_a_moved_row(tmp_path):
 
 def test_the_command_refuses_a_bad_table_before_any_work(tmp_path):
     result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--compare", str(tmp_path / "none.csv")])
-    assert result.exit_code == 2 and "cannot read" in result.output
+    assert result.exit_code == 2 and "none.csv: no such table" in result.output
     table = _write(tmp_path, "event,probability\nwin,0.5\n")
     result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--compare", str(table),
                                       "--wager", "no such wager"])

@@ -70,11 +70,13 @@ def test_interrupted_run_resumes_to_the_same_tallies(tmp_path):
 
 
 def test_checkpoint_of_another_run_is_refused(tmp_path):
+    from certify.checkpoint import CheckpointError
+
     ckpt = tmp_path / "run.json"
     sim.simulate("casino_stud", SMALL_CHUNK, seed=1, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt)
-    with pytest.raises(sim.SimulationError, match="different run .seed 1 there, 2 here"):
+    with pytest.raises(CheckpointError, match="different run .seed 1 there, 2 here"):
         sim.simulate("casino_stud", SMALL_CHUNK, seed=2, chunk_rounds=SMALL_CHUNK, checkpoint=ckpt, resume=True)
-    with pytest.raises(sim.SimulationError, match="no checkpoint"):
+    with pytest.raises(CheckpointError, match="no checkpoint"):
         sim.simulate("casino_stud", SMALL_CHUNK, seed=1, checkpoint=tmp_path / "missing.json", resume=True)
 
 

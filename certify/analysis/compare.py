@@ -31,6 +31,10 @@ from statistics import NormalDist
 from certify.analysis.par import WagerSheet
 from certify.errors import InputError
 from certify.validate import check_number
+from certify.inputs import CSV_LIMITS, excerpt, read_text
+
+
+MAX_EXPONENT = 40  # decimal exponents a published figure may have (a Fraction of 1e999999999 never ends)
 
 
 class CompareError(InputError):
@@ -61,9 +65,12 @@ def _decimal(text: str, where: str) -> Decimal:
     try:
         value = Decimal(text.strip())
     except InvalidOperation:
-        raise CompareError(f"{where}: expected a number, got {text!r}") from None
+        raise CompareError(f"{where}: expected a number, got {excerpt(text)}") from None
     if not value.is_finite():
-        raise CompareError(f"{where}: expected a finite number, got {text!r}")
+        raise CompareError(f"{where}: expected a finite number, got {excerpt(text)}")
+    if value and abs(value.adjusted()) > MAX_EXPONENT:  # 1e999999999 is finite, but no table's figure
+        raise CompareError(f"{where}: expected a figure between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}, "
+                           f"got {excerpt(text.strip())}")
     return value
 
 
@@ -74,10 +81,7 @@ def _half_ulp(value: Decimal) -> float:
 
 def read_published(path: str | Path) -> list[PublishedRow]:
     path = Path(path)
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as exc:
-        raise CompareError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    lines = read_text(path, CSV_LIMITS, CompareError).splitlines()  # bounded: size and line length
     numbered = [(i, line) for i, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
     if not numbered:
         raise CompareError(f"{path}: no header line (expected columns event, probability)")
@@ -86,7 +90,7 @@ def read_published(path: str | Path) -> list[PublishedRow]:
     missing = {"event", "probability"} - columns
     if missing:
         raise CompareError(f"{path}:{numbered[0][0]}: missing column(s) {', '.join(sorted(missing))} "
-                           f"(header has {', '.join(reader.fieldnames or [])})")
+                           f"(header has {excerpt(', '.join(reader.fieldnames or []), quoted=False)})")
     rows = []
     for (line_no, _), record in zip(numbered[1:], reader):
         where = f"{path}:{line_no}"
@@ -95,7 +99,7 @@ def read_published(path: str | Path) -> list[PublishedRow]:
             raise CompareError(f"{where}: column 'event' is empty")
         p = _decimal(record["probability"] or "", f"{where}: column 'probability'")
         if not 0 <= p <= 1:
-            raise CompareError(f"{where}: column 'probability': expected a number in [0, 1], got {p}")
+            raise CompareError(f"{where}: column 'probability': expected a number in [0, 1], got {excerpt(str(p))}")
         probability, rounding = float(p), _half_ulp(p)
         pays = None
         if (record.get("pays") or "").strip():
@@ -127,10 +131,10 @@ def compare(wager: WagerSheet, published: list[PublishedRow], published_samples:
     for row in published:
         mine = ours.get(row.event)
         if mine is None:
-            raise CompareError(f"{source}:{row.line}: no row {row.event!r} in wager {wager.name!r} "
+            raise CompareError(f"{source}:{row.line}: no row {excerpt(row.event)} in wager {wager.name!r} "
                                f"(its rows: {', '.join(ours)}); name it in a suite_event column")
         if row.pays is not None and Fraction(mine.pays) != row.pays:
-            raise CompareError(f"{source}:{row.line}: {row.label!r} pays {row.pays} there, "
+            raise CompareError(f"{source}:{row.line}: {excerpt(row.label)} pays {row.pays} there, "
                                f"{Fraction(mine.pays)} here: the tables describe different games")
         p = float(mine.probability)
         se = 0.0 if wager.exact else float(mine.std_error or 0.0)

@@ -28,6 +28,17 @@ def render(content: dict) -> tuple[bytes, bytes]:
     return render_pdf(content), render_json(content)
 
 
+def report_paths(out_dir: str | Path, basename: str, signed: bool) -> dict[str, Path]:
+    """The files ``write_report`` writes, by kind: ``pdf``, ``json`` and, when signed, ``json_signature``."""
+    from certify.signing import SIGNATURE_SUFFIX
+
+    out_dir = Path(out_dir)
+    paths = {"pdf": out_dir / f"{basename}.pdf", "json": out_dir / f"{basename}.json"}
+    if signed:
+        paths["json_signature"] = out_dir / f"{basename}.json{SIGNATURE_SUFFIX}"
+    return paths
+
+
 def write_report(data: ReportInput, out_dir: str | Path, basename: str, signing_key=None) -> dict[str, Path]:
     """Render, sign (when ``signing_key`` is given) and write ``basename.pdf``/``.json`` (+ ``.json.p7s``).
 
@@ -40,13 +51,12 @@ def write_report(data: ReportInput, out_dir: str | Path, basename: str, signing_
         data = replace(data, signer=SignerInfo.of_certificate(signing_key.cert))
     content = build_content(data)
     pdf, js = render(content)
-    paths = {"pdf": out_dir / f"{basename}.pdf", "json": out_dir / f"{basename}.json"}
+    paths = report_paths(out_dir, basename, signed=signing_key is not None)
     files = {paths["pdf"]: pdf, paths["json"]: js}
     if signing_key is not None:
         from certify import signing
 
         files[paths["pdf"]] = signing.sign_pdf(pdf, signing_key)
-        paths["json_signature"] = out_dir / f"{basename}.json{signing.SIGNATURE_SUFFIX}"
         files[paths["json_signature"]] = signing.sign_detached(js, signing_key)
     atomic_write_many(files)
     return paths

@@ -286,7 +286,9 @@ def drbg_source(name: str, seed: int):
 def file_source(path: str | Path, fmt: str, *, low: int | None = None, high: int | None = None,
                 cards_per_deal: int = 52):
     """A file under test by format name (raw, ascii-bits, ints, decks): ``rng.sources`` adapters,
-    which validate the whole file up front and name the line/byte of the first bad token."""
+    which validate the whole file up front and name the line/byte of the first bad token. A text
+    file is read within ``certify.inputs.RNG_TEXT_LIMITS`` / ``RNG_BITS_LIMITS`` (size; line length
+    of ints and decks files)."""
     from rng import sources
 
     if fmt not in FILE_FORMATS:
@@ -299,7 +301,12 @@ def file_source(path: str | Path, fmt: str, *, low: int | None = None, high: int
         check_draws(np.zeros(0, dtype=np.int64), low, high)
     if not Path(path).is_file():
         raise ValueError(f"{path}: no such file")
-    return sources.open_file(path, FILE_FORMATS[fmt], low=low, high=high, cards_per_deck=cards_per_deal)
+    data = None  # a raw file is read as the tests use it; the text formats are parsed whole, so bounded
+    if fmt != "raw":
+        from certify.inputs import RNG_BITS_LIMITS, RNG_TEXT_LIMITS, read_input
+
+        data = read_input(path, RNG_BITS_LIMITS if fmt == "ascii-bits" else RNG_TEXT_LIMITS)
+    return sources.open_file(path, FILE_FORMATS[fmt], low=low, high=high, cards_per_deck=cards_per_deal, data=data)
 
 
 def available_bits(source) -> int | None:
