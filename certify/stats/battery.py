@@ -446,8 +446,8 @@ def failure_message(result: dict[str, Any]) -> str:
     """One paragraph naming the failing tests, their adjusted p-values and what they looked at."""
     if result["passed"]:
         return f"{result['source']}: all tests pass (family verdict, alpha {result['alpha']})"
-    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}, "
-             "confirmed on fresh data where the source has more):"]
+    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}); "
+             "confirmed on fresh data where the source has more:"]
     for member in result["family"]["members"]:
         if member["name"] not in result["failing"]:
             continue
