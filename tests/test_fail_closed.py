@@ -24,7 +24,7 @@ from certify.stats.multiple import confirm, holm
 from certify.stats.result import TestResult, passes
 
 ROOT = Path(__file__).resolve().parent.parent
-BAD_NUMBERS = ["nan", "inf", "-inf", "1e400", "-1e400", str(10**30)]
+BAD_NUMBERS = ["nan", "inf", "-inf", "1e400", "-1e400", str(10**80)]  # 10^80 > 2^256, the largest seed
 
 
 # ------------------------------------------------------------------ class 1: numbers that are not numbers

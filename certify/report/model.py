@@ -188,7 +188,7 @@ def _test_section(raw: Any, path: str) -> dict[str, Any]:
     if not (tests or kat or health):
         _fail(path, "at least one test result in tests, kat or health", "none")
     individually = _all_pass(tests)
-    battery_ok = family["verdict"] != FAIL if family else individually
+    battery_ok = family["verdict"] == PASS if family else individually  # a family judging nothing is no pass
     status = PASS if battery_ok and _all_pass(kat) and _all_pass(health) else FAIL
     return {"status": status, "description": description, "tests": tests, "family": family,
             "kat": kat, "health": health, "notes": [str(n) for n in _list(d.get("notes") or [], f"{path}.notes")]}
@@ -247,7 +247,7 @@ def _simulation_section(raw: Any, path: str) -> dict[str, Any]:
     family = normalise_test(d["family"], f"{path}.family") if d.get("family") is not None else None
     exact_checks = [t for t in tests if t["pvalue"] is None]  # e.g. payouts: no chance involved
     if family:  # the multiple-testing verdict over the statistical tests decides; exact checks must pass
-        ok = family["verdict"] != FAIL and _all_pass(exact_checks)
+        ok = family["verdict"] == PASS and _all_pass(exact_checks)
     else:
         ok = chi["verdict"] != FAIL and rtp["passed"] and _all_pass(tests)
     extra = {k: v for k, v in d.items()

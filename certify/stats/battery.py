@@ -529,8 +529,8 @@ def failure_message(result: dict[str, Any]) -> str:
     tested = f"\n  what was tested:{tested}" if tested else ""
     if result["passed"]:
         return f"{result['source']}: all tests pass (family verdict, alpha {result['alpha']}){tested}"
-    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}, "
-             "confirmed on fresh data where the source has more):"]
+    lines = [f"{result['source']} fails the RNG battery (Holm-Bonferroni at alpha {result['alpha']}); "
+             "confirmed on fresh data where the source has more:"]
     for member in result["family"]["members"]:
         if member["name"] not in result["failing"]:
             continue
