@@ -120,7 +120,11 @@ class RunConfig:
 
 
 def file_sha256(path: str | Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """SHA-256 of a spec file, read within the spec bounds (certify.inputs.YAML_LIMITS)."""
+    from certify.inputs import YAML_LIMITS, read_input
+    from certify.spec import SpecError
+
+    return hashlib.sha256(read_input(path, YAML_LIMITS, SpecError)).hexdigest()
 
 
 @lru_cache(maxsize=16)

@@ -206,8 +206,10 @@ def test_a_huge_checkpoint_is_refused(tmp_path):
 
 
 def test_a_huge_bad_value_in_a_checkpoint_is_an_excerpt(tmp_path):
-    _assert_refused(_resume(tmp_path, json.dumps({"config": {"seed": "s" * 100_000}, "chunks": {}})),
-                    r"\(100,000 characters\)")
+    from certify.checkpoint import VERSION
+
+    body = {"config": {"checkpoint_version": VERSION, "seed": "s" * 100_000}, "chain": "", "chunks": {}}
+    _assert_refused(_resume(tmp_path, json.dumps(body)), r"seed 's+'\.\.\. \(100,000 characters\) there")
 
 
 @pytest.mark.parametrize("text, words", [
