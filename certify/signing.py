@@ -274,16 +274,17 @@ def sign_pdf(pdf: bytes, sk: SigningKey) -> bytes:
                            border_width=1)
     pdf_signer = signers.PdfSigner(meta, signer=_pyhanko_signer(sk), stamp_style=style,
                                    new_field_spec=fields.SigFieldSpec(SIGNATURE_FIELD, on_page=-1, box=SIGNATURE_BOX))
-    with _signing_clock_in_utc():
+    with pyhanko_clock_in_utc():
         out = pdf_signer.sign_pdf(writer, output=io.BytesIO())
     return out.getvalue()
 
 
 @contextmanager
-def _signing_clock_in_utc():
-    """pyHanko dates a PDF signature (its /M and the stamp's time) in the zone tzlocal finds, and
-    gives no way to pass the time: under a TZ that is no zoneinfo name (``TZ='<+1345>-13:45'``)
-    signing fails, and otherwise the signed bytes carry the signer's zone. Sign in UTC."""
+def pyhanko_clock_in_utc():
+    """pyHanko dates what it writes (a signature's /M, the stamp's time, the document's /ModDate)
+    in the zone tzlocal finds, and gives no way to pass the time: under a TZ that is no zoneinfo
+    name (``TZ='<+1345>-13:45'``) it fails, and otherwise the signed bytes carry the signer's
+    zone. Every pyHanko write goes through this: UTC."""
     import tzlocal
 
     local = tzlocal.get_localzone
