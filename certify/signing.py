@@ -35,6 +35,7 @@ import logging
 import os
 import re
 import stat
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -615,8 +616,25 @@ def sign_pdf(pdf: bytes, sk: SigningKey) -> bytes:
                            border_width=1)
     pdf_signer = signers.PdfSigner(meta, signer=_pyhanko_signer(sk), stamp_style=style,
                                    new_field_spec=fields.SigFieldSpec(SIGNATURE_FIELD, on_page=-1, box=SIGNATURE_BOX))
-    out = pdf_signer.sign_pdf(writer, output=io.BytesIO())
+    with pyhanko_clock_in_utc():
+        out = pdf_signer.sign_pdf(writer, output=io.BytesIO())
     return out.getvalue()
+
+
+@contextmanager
+def pyhanko_clock_in_utc():
+    """pyHanko dates what it writes (a signature's /M, the stamp's time, the document's /ModDate)
+    in the zone tzlocal finds, and gives no way to pass the time: under a TZ that is no zoneinfo
+    name (``TZ='<+1345>-13:45'``) it fails, and otherwise the signed bytes carry the signer's
+    zone. Every pyHanko write goes through this: UTC."""
+    import tzlocal
+
+    local = tzlocal.get_localzone
+    tzlocal.get_localzone = lambda: dt.timezone.utc
+    try:
+        yield
+    finally:
+        tzlocal.get_localzone = local
 
 
 def describe(cert: x509.Certificate) -> str:
@@ -641,7 +659,11 @@ def _common_name(cert: x509.Certificate) -> str:
 def sign_detached(data: bytes, sk: SigningKey) -> bytes:
     """A detached CMS SignedData (DER) over ``data``: signer certificate, SHA-256, signed attributes."""
     signer = _pyhanko_signer(sk)
-    content_info = asyncio.run(signer.async_sign_general_data(data, "sha256", detached=True))
+    from pyhanko.sign.signers.pdf_cms import PdfCMSSignedAttributes
+
+    signed_at = PdfCMSSignedAttributes(signing_time=dt.datetime.now(dt.timezone.utc))  # not the local zone
+    content_info = asyncio.run(signer.async_sign_general_data(data, "sha256", detached=True,
+                                                              signed_attr_settings=signed_at))
     return content_info.dump()
 
 

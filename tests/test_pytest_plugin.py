@@ -43,7 +43,8 @@ def test_good_and_bad_rng_in_a_studio_suite(pytester):
             assert_rng_passes(streams.stream(11, 0), {FAST})
 
         def test_our_lcg_object():
-            assert_rng_passes(LcgRng(1), "quick", bits=200_000, sequences=1, decks=20_000, small_decks=20_000)
+            assert_rng_passes(LcgRng(1), "quick", bits=200_000, sequences=1, decks=20_000, small_decks=20_000,
+                              draws=50_000)
 
         def test_our_shuffle():
             assert_rng_passes(random.Random(7).shuffle, output="shuffle", {FAST})

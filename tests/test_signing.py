@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,7 +181,8 @@ def test_appended_bytes_and_incremental_updates_fail(signed_pdf, key):
     writer = IncrementalPdfFileWriter(io.BytesIO(signed_pdf))
     writer.set_info(generic.DictionaryObject({generic.NameObject("/Title"): generic.TextStringObject("edited")}))
     out = io.BytesIO()
-    writer.write(out)
+    with signing.pyhanko_clock_in_utc():  # pyHanko dates the edit; the TZ may be no zoneinfo name
+        writer.write(out)
     assert not _verifies(signing.verify_pdf, out.getvalue(), [key.root])
 
 
@@ -332,3 +336,22 @@ def test_a_pdf_reader_shows_the_signature(signed_pdf, tmp_path):
     (tmp_path / "r.pdf").write_bytes(_flip(signed_pdf, len(signed_pdf) // 3))
     out = subprocess.run(["pdfsig", "r.pdf"], cwd=tmp_path, capture_output=True, text=True).stdout
     assert "Signature is Valid" not in out
+
+
+def test_signing_works_in_any_time_zone_and_dates_the_signature_in_utc(tmp_path):
+    """pyHanko asks tzlocal for the local zone, which refuses a TZ that is no zoneinfo name and
+    would put the signer's zone in the signed bytes. A fresh process: tzlocal caches its zone."""
+    code = (
+        "import io, sys\n"
+        "from reportlab.pdfgen import canvas\n"
+        "from pyhanko.pdf_utils.reader import PdfFileReader\n"
+        "from certify import signing\n"
+        "buf = io.BytesIO(); page = canvas.Canvas(buf, invariant=1); page.showPage(); page.save()\n"
+        "key = signing.load_signing_key()\n"
+        "pdf = signing.sign_pdf(buf.getvalue(), key)\n"
+        "assert signing.sign_detached(b'data', key)\n"
+        "print(PdfFileReader(io.BytesIO(pdf)).embedded_signatures[0].sig_object['/M'])\n")
+    env = dict(os.environ, TZ="<+1345>-13:45", XDG_CONFIG_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert re.fullmatch(r"D:\d{14}Z", out.stdout.strip())
