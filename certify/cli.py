@@ -40,6 +40,21 @@ def _os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+_NO_CACHE = click.option("--no-cache", is_flag=True,
+                         help="Compute the PAR sheet instead of reading the PAR-sheet cache (the fresh sheet "
+                              "is stored).")
+
+
+def _par_sheet_of(game, no_cache: bool):
+    """The spec's PAR sheet through the cache (``certify.analysis.cache``); says where it came from
+    on stderr, so the sheet on stdout and the JSON are the same either way."""
+    from certify.analysis.cache import load_or_compute
+
+    sheet, provenance = load_or_compute(game, use_cache=not no_cache)
+    click.echo(provenance.describe(), err=True)
+    return sheet, provenance
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certify")
 def cli() -> None:
@@ -77,13 +92,13 @@ def hand(cards: tuple[str, ...]) -> None:
               help="The wager --compare checks, by its name in the sheet.")
 @click.option("--published-samples", type=click.FloatRange(min=1), default=None,
               help="Rounds behind the published table, when it was simulated (adds its binomial SE).")
+@_NO_CACHE
 def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: str | None,
-            wager_name: str, published_samples: float | None) -> None:
+            wager_name: str, published_samples: float | None, no_cache: bool) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
     import json
     from fractions import Fraction
 
-    from certify.analysis import par_sheet
     from certify.analysis.compare import CompareError, compare, format_comparison, read_published
     from certify.analysis.par import ParError, format_sheet
     from certify.spec import SpecError, load_spec
@@ -100,7 +115,7 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
     except (ValueError, ZeroDivisionError):
         raise CertifyError(f"--meter: expected an amount such as 250000.00, got {meter!r}") from None
     try:
-        sheet = par_sheet(load_spec(spec))
+        sheet = _par_sheet_of(load_spec(spec), no_cache)[0]
         if meter_value is not None:
             sheet = sheet.at_meter(meter_value)
     except (SpecError, ParError) as exc:
@@ -157,7 +172,9 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
               help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write the results as JSON")
-def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_rounds, fault, alpha, verify, json_path):
+@_NO_CACHE
+def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_rounds, fault, alpha, verify, json_path,
+             no_cache):
     """Play SPEC for many rounds with the certified RNG and verify the tallies against the PAR sheet.
 
     Exit 0 when the verification passes, 1 when it fails, 2 on an error; 130 when interrupted
@@ -167,7 +184,6 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
     from pathlib import Path
 
     from certify import simulate as sim
-    from certify.analysis import par_sheet
     from certify.atomic import atomic_write
     from certify.console import print_simulation, progress_bar
     from certify.spec import SpecError, load_spec
@@ -179,7 +195,10 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
             result = sim.simulate(spec, rounds, seed, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
                                   chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update)
-        verification = sim.verify(result, par_sheet(game), alpha=alpha) if verify else None
+        provenance = None
+        if verify:
+            sheet, provenance = _par_sheet_of(game, no_cache)
+        verification = sim.verify(result, sheet, alpha=alpha) if verify else None
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
         raise SystemExit(130)
@@ -191,7 +210,10 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
     print_simulation(result, verification)
     if json_path:
         try:
-            atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
+            data = sim.result_to_dict(result, verification)
+            if provenance is not None:  # where the sheet verified against came from
+                data["par_sheet"] = provenance.to_dict()
+            atomic_write(json_path, json_mod.dumps(data, indent=2))
         except OSError as exc:
             raise CertifyError(f"cannot write {json_path}: {_os_reason(exc)}") from exc
     raise SystemExit(0 if verification is None or verification.passed else 1)
@@ -495,9 +517,12 @@ def spec_check(specs: tuple[str, ...]) -> None:
               help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
 @_KEY_DIR
 @_PASSPHRASE_FILE
-def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file) -> None:
+@_NO_CACHE
+def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file, no_cache) -> None:
     """Certify SPEC: RNG batteries, PAR sheet, simulation, procedures; write the signed report.
 
+    The PAR sheet is read from the PAR-sheet cache when a checked entry exists (the report says so,
+    with the entry's digest); --no-cache and --profile lab compute it.
     Writes OUT/<game>-<spec version>.pdf, .json and .json.p7s. Exit 0 when the verdict is PASS,
     1 when it is FAIL or INCOMPLETE, 2 on a usage or input error (no report is written then).
     """
@@ -521,7 +546,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
         outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,
-                      progress=progress)
+                      progress=progress, use_cache=not no_cache)
     except (signing.SigningError, SpecError, ReportDataError) as exc:
         raise CertifyError(str(exc)) from exc
     except KeyboardInterrupt:
