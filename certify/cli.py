@@ -46,13 +46,11 @@ _NO_CACHE = click.option("--no-cache", is_flag=True,
 
 
 def _par_sheet_of(game, no_cache: bool):
-    """The spec's PAR sheet through the cache (``certify.analysis.cache``); says where it came from
-    on stderr, so the sheet on stdout and the JSON are the same either way."""
+    """The spec's PAR sheet through the cache (``certify.analysis.cache``) and its provenance, which
+    the caller states on stderr after its output (stdout and the JSON are the same either way)."""
     from certify.analysis.cache import load_or_compute
 
-    sheet, provenance = load_or_compute(game, use_cache=not no_cache)
-    click.echo(provenance.describe(), err=True)
-    return sheet, provenance
+    return load_or_compute(game, use_cache=not no_cache)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -115,7 +113,7 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
     except (ValueError, ZeroDivisionError):
         raise CertifyError(f"--meter: expected an amount such as 250000.00, got {meter!r}") from None
     try:
-        sheet = _par_sheet_of(load_spec(spec), no_cache)[0]
+        sheet, provenance = _par_sheet_of(load_spec(spec), no_cache)
         if meter_value is not None:
             sheet = sheet.at_meter(meter_value)
     except (SpecError, ParError) as exc:
@@ -130,6 +128,7 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
         except CompareError as exc:
             raise CertifyError(str(exc)) from exc
     click.echo(format_sheet(sheet))
+    click.echo(provenance.describe(), err=True)
     if json_path:
         from certify.atomic import atomic_write
 
@@ -208,6 +207,8 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, chunk_r
         where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
         raise CertifyError(f"{where}: {_os_reason(exc)}") from exc
     print_simulation(result, verification)
+    if provenance is not None:
+        click.echo(provenance.describe(), err=True)
     if json_path:
         try:
             data = sim.result_to_dict(result, verification)
