@@ -209,6 +209,16 @@ def test_an_entry_that_is_a_symlink_is_refused(tmp_path):
     assert compute.calls == 2 and provenance.reason == "cache miss: no entry"
 
 
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_an_entry_others_can_write_is_refused():
+    spec, compute = load_spec("caribbean_stud"), Counting()
+    cache.load_or_compute(spec, compute=compute)
+    entry_file().chmod(0o666)
+    _, provenance = cache.load_or_compute(spec, compute=compute)
+    assert compute.calls == 2 and provenance.reason == "cache miss: owned by another user or writable by others"
+    assert entry_file().stat().st_mode & 0o777 == 0o644  # rewritten by the atomic writer
+
+
 def test_a_cache_that_cannot_be_written_is_no_error(tmp_path, monkeypatch):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")

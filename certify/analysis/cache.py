@@ -9,7 +9,8 @@ An entry is one JSON file, ``<user cache>/certify/par-sheets/<code>/<key>.json``
   ints of any size, tuples, dict order) and the SHA-256 of the sheet's JSON (``to_dict``);
 * ``sha256``: the entry digest, SHA-256 over the canonical bytes of ``payload``.
 
-A read checks, in order: the file is at most :data:`MAX_ENTRY_BYTES` and exactly the canonical
+A read checks, in order: the file is a regular file (not a symlink) of this user that no one
+else can write, at most :data:`MAX_ENTRY_BYTES` and exactly the canonical
 serialisation of ``{payload, sha256}``; the digest matches; the payload's key equals the key asked
 for (so an entry copied or planted under another spec's name is refused); the sheet decodes into
 a valid ``ParSheet`` (exact tables re-check combinations / cycle) whose JSON has the recorded
@@ -291,10 +292,17 @@ def read_entry(path: Path, key: EntryKey, check_code: bool = True) -> tuple[ParS
         if not path.is_file() or path.is_symlink():
             raise CacheEntryError("no entry")
         with open(path, "rb") as fh:
+            _check_owner(os.fstat(fh.fileno()))
             data = fh.read(MAX_ENTRY_BYTES + 1)
     except OSError as exc:
         raise CacheEntryError(f"unreadable ({exc.strerror or exc})") from None
     return parse_entry(data, key, check_code)
+
+
+def _check_owner(st: os.stat_result) -> None:
+    """An entry another user could have written is not ours (POSIX; the atomic writer makes 0644)."""
+    if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
+        raise CacheEntryError("owned by another user or writable by others")
 
 
 def load_or_compute(spec: Any, use_cache: bool = True, reason: str = "--no-cache",
