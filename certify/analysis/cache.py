@@ -27,7 +27,6 @@ report prints. The same file format, without the code check, holds the golden sh
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from certify.analysis.par import ParSheet, ReturnRow, WagerSheet
+from certify.report.model import sha256_hex
 
 FORMAT = "certify-par-cache/1"
 MAX_ENTRY_BYTES = 256 << 20  # the largest sheet today is ~2 MB; a larger file is not ours
@@ -133,10 +133,6 @@ def canonical(value: Any) -> bytes:
     """One byte string per JSON value: sorted keys, no spaces, UTF-8, no NaN."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False).encode("utf-8")
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def spec_content(spec: Any) -> dict[str, Any]:
