@@ -21,6 +21,11 @@ def source_digest(roots=_PACKAGE_ROOTS) -> str:
     return digest.hexdigest()
 
 
+def user_cache_dir() -> Path:
+    """The suite's folder in the user's cache: ``$XDG_CACHE_HOME/certify`` (``~/.cache/certify``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "certify"
+
+
 def _prune(base: Path, keep: Path, versions: int = 3) -> None:
     """Remove the caches of all but the newest few source versions."""
     import shutil
@@ -42,7 +47,7 @@ def _key_numba_cache_to_the_source() -> None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "certify" / "numba"
+        base = user_cache_dir() / "numba"
         folder = base / source_digest()[:16]
         if not folder.exists():
             folder.mkdir(parents=True)

@@ -111,6 +111,19 @@ WORKERS = click_number(1, MAX_WORKERS, integer=True)
 DRAW_BOUND = click_number(-(2**62), 2**62, integer=True, why="the draw tests hold values as 64-bit integers")
 
 
+_NO_CACHE = click.option("--no-cache", is_flag=True,
+                         help="Compute the PAR sheet instead of reading the PAR-sheet cache (the fresh sheet "
+                              "is stored).")
+
+
+def _par_sheet_of(game, no_cache: bool):
+    """The spec's PAR sheet through the cache (``certify.analysis.cache``) and its provenance, which
+    the caller states on stderr after its output (stdout and the JSON are the same either way)."""
+    from certify.analysis.cache import load_or_compute
+
+    return load_or_compute(game, use_cache=not no_cache)
+
+
 @click.group(cls=_CertifyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="certify")
 @click.option("--debug", is_flag=True, help=f"Show the traceback of an unexpected error (or set {DEBUG_ENV}=1).")
@@ -149,14 +162,14 @@ def hand(cards: tuple[str, ...]) -> None:
               help="The wager --compare checks, by its name in the sheet.")
 @click.option("--published-samples", type=click_number(1, 10**15, why="rounds behind a published table"), default=None,
               help="Rounds behind the published table, when it was simulated (adds its binomial SE).")
+@_NO_CACHE
 def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: str | None,
-            wager_name: str, published_samples: float | None) -> None:
+            wager_name: str, published_samples: float | None, no_cache: bool) -> None:
     """Print the PAR sheet of a game SPEC (a specs/*.yaml path or a spec name): exact where countable."""
     import json
     from decimal import Decimal, InvalidOperation
     from fractions import Fraction
 
-    from certify.analysis import par_sheet
     from certify.analysis.compare import CompareError, compare, format_comparison, read_published
     from certify.analysis.par import ParError, format_sheet
     from certify.spec import SpecError, load_spec
@@ -173,7 +186,7 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
     except InvalidOperation:
         raise CertifyError(f"--meter: expected an amount such as 250000.00, got {meter!r}") from None
     try:
-        sheet = par_sheet(load_spec(spec))
+        sheet, provenance = _par_sheet_of(load_spec(spec), no_cache)
         if meter_value is not None:
             sheet = sheet.at_meter(meter_value)
     except (SpecError, ParError) as exc:
@@ -188,6 +201,7 @@ def analyze(spec: str, json_path: str | None, meter: str | None, compare_path: s
         except CompareError as exc:
             raise CertifyError(str(exc)) from exc
     click.echo(format_sheet(sheet))
+    click.echo(provenance.describe(), err=True)
     if json_path:
         from certify.atomic import atomic_write
 
@@ -235,8 +249,9 @@ def _list_faults(ctx: click.Context, _param, value: bool) -> None:
               help="verify the tallies against the PAR sheet (--no-verify: tallies only)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write the results as JSON")
+@_NO_CACHE
 def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, replay_fraction, chunk_rounds, fault, alpha,
-             verify, json_path):
+             verify, json_path, no_cache):
     """Play SPEC for many rounds with the certified RNG and verify the tallies against the PAR sheet.
 
     Exit 0 when the verification passes, 1 when it fails (or a resumed checkpoint does not verify),
@@ -261,7 +276,10 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, replay_
                                   scheduler=scheduler, checkpoint=ckpt, resume=resume, fault=fault,
                                   chunk_rounds=chunk_rounds or sim.CHUNK_ROUNDS, progress=update,
                                   replay_fraction=replay_fraction)
-        verification = sim.verify(result, par_sheet(game), alpha=alpha, workers=workers or os.cpu_count() or 1,
+        provenance = None
+        if verify:
+            sheet, provenance = _par_sheet_of(game, no_cache)
+        verification = sim.verify(result, sheet, alpha=alpha, workers=workers or os.cpu_count() or 1,
                                   scheduler=scheduler) if verify else None
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished chunks are kept in {ckpt}; run again with --resume", err=True)
@@ -275,9 +293,14 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, replay_
         where = f"scheduler {scheduler}" if scheduler else f"checkpoint {ckpt}"
         raise CertifyError(f"{where}: {_os_reason(exc)}") from exc
     print_simulation(result, verification)
+    if provenance is not None:
+        click.echo(provenance.describe(), err=True)
     if json_path:
         try:
-            atomic_write(json_path, json_mod.dumps(sim.result_to_dict(result, verification), indent=2))
+            data = sim.result_to_dict(result, verification)
+            if provenance is not None:  # where the sheet verified against came from
+                data["par_sheet"] = provenance.to_dict()
+            atomic_write(json_path, json_mod.dumps(data, indent=2))
         except (OSError, OutputPathError) as exc:
             raise CertifyError(f"cannot write {json_path}: {_os_reason(exc)}") from exc
     raise SystemExit(0 if verification is None or verification.passed else 1)
@@ -786,10 +809,13 @@ def spec_check(specs: tuple[str, ...]) -> None:
 @_KEY_DIR
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
+@_NO_CACHE
 def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file,
-                allow_insecure_key) -> None:
+                allow_insecure_key, no_cache) -> None:
     """Certify SPEC: RNG batteries, PAR sheet, simulation, procedures; write the signed report.
 
+    The PAR sheet is read from the PAR-sheet cache when a checked entry exists (the report says so,
+    with the entry's digest); --no-cache and --profile lab compute it.
     Writes OUT/<game>-<spec version>.pdf, .json and .json.p7s. Exit 0 when the verdict is PASS,
     1 when it is FAIL or INCOMPLETE, 2 on a usage or input error (no report is written then).
     """
@@ -816,7 +842,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
         outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,
-                      progress=progress)
+                      progress=progress, use_cache=not no_cache)
     except (signing.SigningError, SpecError, ReportDataError, OutputPathError) as exc:
         raise CertifyError(str(exc)) from exc
     except KeyboardInterrupt:

@@ -7,7 +7,8 @@ The composition of the parts, each turned into the report's plain-data sections:
    CTR_DRBG stream 0 of the master seed (``certify.stats.battery``).
 2. Shuffle (``shuffle``): the card and shuffle battery on decks dealt by ``rng.shuffle`` from the
    same stream (``certify.stats.battery``).
-3. PAR sheet (``par_sheet``): ``certify.analysis.par_sheet(spec).to_dict()``.
+3. PAR sheet (``par_sheet``): ``certify.analysis.par_sheet(spec).to_dict()`` and its ``provenance``
+   (read from the PAR-sheet cache or computed: ``certify.analysis.cache``; lab always computes).
 4. Simulation (``simulation``): ``certify.simulate.simulate`` + ``verify`` against that PAR sheet.
 5. Procedures (``procedures``): ``certify.procedures.run_files`` on the fixtures whose ``spec:`` is
    this spec.
@@ -52,6 +53,8 @@ PROFILES = {
     "quick": RunProfile("quick", "standard", 10_000_000, 1 << 20),
     "lab": RunProfile("lab", "lab", 100_000_000, 1 << 24),
 }
+# Profiles that never read the PAR-sheet cache: a lab certification computes its sheet afresh.
+RECOMPUTE_PROFILES = {"lab": "lab profile: the sheet is always computed"}
 
 
 class PartMissing(Exception):
@@ -250,14 +253,17 @@ def rng_and_shuffle_sections(seed: int, profile: RunProfile, alpha: float, jobs:
 # ----------------------------------------------------------------------------- PAR, simulation, procedures
 
 
-def par_sheet_section(spec, progress: Progress):
+def par_sheet_section(spec, progress: Progress, use_cache: bool = True, reason: str = "--no-cache"):
+    """The sheet and its report section; the section's ``provenance`` says whether it was read
+    from the PAR-sheet cache (``certify.analysis.cache``) or computed, with the entry digest."""
     try:
-        from certify.analysis import par_sheet
+        from certify.analysis.cache import load_or_compute
     except ImportError as exc:
         raise PartMissing(f"certify.analysis.par_sheet is not available ({exc})") from exc
-    progress("PAR sheet: exact analysis")
-    sheet = par_sheet(spec)
-    return sheet, sheet.to_dict()
+    progress("PAR sheet: exact analysis" + ("" if use_cache else f" (the cache is not read: {reason})"))
+    sheet, provenance = load_or_compute(spec, use_cache=use_cache, reason=reason)
+    progress(f"  {provenance.describe()}")
+    return sheet, dict(sheet.to_dict(), provenance=provenance.to_dict())
 
 
 def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: float, workers: int,
@@ -344,8 +350,11 @@ def report_basename(game) -> str:
 
 def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
         signing_key=None, workers: int | None = None, issued_at: datetime | None = None,
-        progress: Progress = _quiet) -> dict[str, Any]:
-    """Run every part for ``spec`` and write the signed report; returns paths, verdict and timings."""
+        progress: Progress = _quiet, use_cache: bool = True) -> dict[str, Any]:
+    """Run every part for ``spec`` and write the signed report; returns paths, verdict and timings.
+
+    ``use_cache=False`` (``--no-cache``) computes the PAR sheet instead of reading the cache; the lab
+    profile always does."""
     from certify import __version__ as suite_version
     from certify.report import Product, ReportInput, paytable_identity, write_report
     from certify.report.identify import file_sha256, software_inventory
@@ -381,7 +390,8 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
                lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))
     if got:
         sections["rng"], sections["shuffle"], sizes = got
-    par = part("PAR sheet", lambda: par_sheet_section(game, progress))
+    no_cache_reason = RECOMPUTE_PROFILES.get(chosen.name, "" if use_cache else "--no-cache")
+    par = part("PAR sheet", lambda: par_sheet_section(game, progress, not no_cache_reason, no_cache_reason))
     if par:
         sections["par_sheet"] = par[1]
         sim = part("Simulation", lambda: simulation_section(spec_path, par[0], chosen.rounds, seed, ALPHA,

@@ -13,7 +13,14 @@ is the developer's own state, which a test must neither read nor change:
   is plain text whatever terminal started pytest.
 
 The numba cache (``XDG_CACHE_HOME``, ``NUMBA_CACHE_DIR``) is left alone: it holds only compiled
-code, keyed to the source (``certify._key_numba_cache_to_the_source``).
+code, keyed to the source (``certify._key_numba_cache_to_the_source``); each test gets its own
+empty PAR-sheet cache instead (below).
+
+The golden sheets (``fixtures/par_sheets/<spec>.json``, read by ``certify.analysis.cache.read_golden``
+with every check of a cache entry but the code fingerprint) stand in for an exact sheet wherever a
+test only needs one as input (Hold'em takes minutes, Mulligan over a minute). The slow tier
+(``test_analysis_cache.py::test_golden_sheet_is_the_codes_own_output``) recomputes each one and
+requires the same bytes.
 """
 
 import os
@@ -21,6 +28,8 @@ import shutil
 import tempfile
 
 import pytest
+
+import certify  # noqa: F401  (sets NUMBA_CACHE_DIR first: moving XDG_CACHE_HOME below keeps the kernels)
 
 DEVELOPER_SETTINGS = ("CERTIFY_KEY_PASSPHRASE", "SOURCE_DATE_EPOCH", "CERTIFY_CHECKPOINT_EVERY_S")
 TERMINAL_SETTINGS = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES",
@@ -43,3 +52,38 @@ def pytest_unconfigure(config):
 def _empty_key_folder(tmp_path_factory, monkeypatch):
     """Each test its own empty config folder: no key made by one test is seen by the next."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+
+
+_GOLDEN: dict[str, object] = {}
+
+
+@pytest.fixture(autouse=True)
+def _own_par_sheet_cache(tmp_path_factory, monkeypatch):
+    """No test reads a sheet another test (or the developer) left in the cache: a sheet a test
+    replaced by a toy must never reach a test that asks for the real one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
+@pytest.fixture(scope="session")
+def golden_sheet():
+    """``golden_sheet(name)``: the checked golden ParSheet of a spec in specs/. A golden file that
+    is stale or damaged fails the test; one that is missing is computed (as before the goldens
+    existed, minutes for Hold'em) with a warning naming the command that writes it."""
+    import warnings
+
+    from certify.analysis import par_sheet
+    from certify.analysis.cache import golden_path, read_golden
+    from certify.spec import load_spec
+
+    def get(name: str):
+        if name not in _GOLDEN:
+            spec = load_spec(name)
+            if golden_path(name).exists():
+                _GOLDEN[name] = read_golden(spec)
+            else:
+                warnings.warn(f"no golden sheet {golden_path(name)}: computed; write it with "
+                              f"python -m certify.analysis.cache --golden {name}")
+                _GOLDEN[name] = par_sheet(spec)
+        return _GOLDEN[name]
+
+    return get

@@ -354,8 +354,13 @@ def test_simulated_fallback_end_to_end_on_a_small_budget(spec):
 # ---------------------------------------------------------------------------------------------
 # The exact sheet.
 # ---------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def full_sheet(spec):
+@pytest.fixture(scope="module", params=["golden", pytest.param("computed", marks=pytest.mark.slow)])
+def full_sheet(request, spec, golden_sheet):
+    """The exact sheet. The default tier checks the golden one (fixtures/par_sheets: over a minute
+    to compute on 2 cores), the slow tier the code's own computation; the slow
+    test_golden_sheet_is_the_codes_own_output requires the two byte-identical."""
+    if request.param == "golden":
+        return golden_sheet("five_card_mulligan")
     return mulligan.mulligan_par_sheet(spec)
 
 

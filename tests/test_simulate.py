@@ -12,8 +12,6 @@ import numpy as np
 import pytest
 
 from certify import simulate as sim
-from certify.analysis import par_sheet
-from certify.spec import load_spec
 
 SMALL_CHUNK = 4096
 
@@ -105,9 +103,10 @@ def test_kill_at_any_moment_leaves_a_valid_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("spec", ["caribbean_stud", "five_card_mulligan", "five_card_mulligan_online",
                                   "texas_holdem_bonus"])
-def test_fair_engine_passes_verification(spec):
+def test_fair_engine_passes_verification(spec, golden_sheet):
+    # the sheet is input here: the golden one (the code's own output, checked in the slow tier)
     result = sim.simulate(spec, 60 * SMALL_CHUNK, seed=2024, workers=2, chunk_rounds=SMALL_CHUNK)
-    verification = sim.verify(result, par_sheet(load_spec(spec)))
+    verification = sim.verify(result, golden_sheet(spec))
     assert verification.passed, [t.to_dict() for t in verification.tests if t.passed is False]
     names = {t.name for t in verification.tests}
     assert {"main: outcome frequencies", "main: payouts", "main: RTP", "dealt hand categories",
@@ -126,9 +125,9 @@ NEGATIVE_CONTROLS = [
 
 
 @pytest.mark.parametrize("spec,fault,rounds,catchers", NEGATIVE_CONTROLS, ids=[f for _, f, _, _ in NEGATIVE_CONTROLS])
-def test_seeded_faults_are_caught(spec, fault, rounds, catchers):
+def test_seeded_faults_are_caught(spec, fault, rounds, catchers, golden_sheet):
     result = sim.simulate(spec, rounds, seed=2024, workers=2, fault=fault, chunk_rounds=SMALL_CHUNK)
-    verification = sim.verify(result, par_sheet(load_spec(spec)))
+    verification = sim.verify(result, golden_sheet(spec))
     failed = {t.name for t in verification.tests if t.applicable and t.passed is False}
     assert not verification.passed
     assert catchers <= failed, failed

@@ -305,8 +305,8 @@ def main_game_sheet(rules: HoldemRules, dc: DecisionCounts, name: str = "main ga
               "turn_bet_rate": float(d.turn_bet_rate), "river_bet_rate": float(d.river_bet_rate)}
              for d in decisions]
     cycle_note = (f"cycle: player hole x dealer hole x flop (unordered) x turn x river (ordered) = "
-                  f"{total_weight:,} holes x {dc.deals_per_hole:,} deals each; the showdown counts "
-                  f"took {dc.seconds:.0f} s")
+                  f"{total_weight:,} holes x {dc.deals_per_hole:,} deals each")  # no timing: a sheet is the
+    # same bytes whenever it is computed (the PAR-sheet cache and the golden sheets rely on it)
     return WagerSheet.from_combinations(name, events, strategy=strategy, strategy_table=table,
                                         strategy_chart=chart, notes=(cycle_note,))
 

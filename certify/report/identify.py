@@ -59,3 +59,12 @@ def software_inventory(spec_path: str | Path | None = None,
     for fixture in sorted({Path(f).resolve() for f in fixture_paths}):
         rows.append({"path": _display_path(fixture, root), "sha256": file_sha256(fixture), "role": "fixture"})
     return rows
+
+
+def source_fingerprint(root: Path = PROJECT_ROOT) -> str:
+    """The software fingerprint of the source rows alone (no spec, no fixtures): what the code is.
+    A report's rows with role "source" give the same value (``model.software_fingerprint``)."""
+    from certify.report.model import software_fingerprint
+
+    return software_fingerprint([{"path": _display_path(p, root), "sha256": file_sha256(p)}
+                                 for p in source_files(root)])

@@ -5,7 +5,9 @@ Every section takes plain data (what the other parts already produce):
 * ``rng`` / ``shuffle``: ``{"description": {label: text}, "tests": [TestResult.to_dict(), ...],
   "family": TestResult.to_dict() | None, "kat": [...], "health": [...]}``. ``family`` is the
   battery's multiple-testing verdict; without it every applicable test must pass.
-* ``par_sheet``: ``ParSheet.to_dict()`` (``house_edge``, ``return_table``, ...).
+* ``par_sheet``: ``ParSheet.to_dict()`` (``house_edge``, ``return_table``, ...), optionally with
+  ``provenance`` (``certify.analysis.cache.Provenance.to_dict()``: read from the cache or computed,
+  the entry digest; its code fingerprint must be that of the report's source rows).
 * ``simulation``: ``{"rounds", "categories", "observed", "expected", "chi_square": TestResult dict,
   "rtp": {...}, "tests": [...]}``.
 * ``procedures``: ``{"fixtures": [paths], "scenarios": [{"id", "rule", "status", "expected",
@@ -211,6 +213,7 @@ def _par_wager(raw: Any, path: str) -> dict[str, Any]:
 def _par_section(raw: Any, path: str) -> dict[str, Any]:
     """``ParSheet.to_dict()`` (``wagers``: one sheet per wager, main game first) or one flat sheet."""
     d = dict(_mapping(jsonable(raw), path))
+    provenance = _par_provenance(d.pop("provenance", None), f"{path}.provenance")
     if "wagers" in d:
         raw_wagers = _list(d["wagers"], f"{path}.wagers")
         if not raw_wagers:
@@ -220,7 +223,36 @@ def _par_section(raw: Any, path: str) -> dict[str, Any]:
     else:
         wagers, rest = [_par_wager(d, path)], {}
     return {"status": COMPUTED, "wagers": wagers, "game": rest.pop("game", None), "spec": rest.pop("spec", None),
-            "game_family": rest.pop("family", None), "extra": rest}
+            "game_family": rest.pop("family", None), "provenance": provenance, "extra": rest}
+
+
+PAR_SOURCES = ("cache", "computed")
+
+
+def _par_provenance(raw: Any, path: str) -> dict[str, Any] | None:
+    """Where the sheet came from (``certify.analysis.cache.Provenance.to_dict()``); None: not stated."""
+    if raw is None:
+        return None
+    d = _mapping(raw, path)
+    if d.get("source") not in PAR_SOURCES:
+        _fail(f"{path}.source", "'cache' or 'computed'", d.get("source"))
+    for key in ("entry_sha256", "spec_sha256", "code_fingerprint"):
+        if not _HEX64.match(str(d.get(key))):
+            _fail(f"{path}.{key}", "64 lowercase hex digits (SHA-256)", d.get(key))
+    if not isinstance(d.get("reason", ""), str):
+        _fail(f"{path}.reason", "a string", d.get("reason"))
+    return {"source": d["source"], "entry_sha256": d["entry_sha256"], "spec_sha256": d["spec_sha256"],
+            "code_fingerprint": d["code_fingerprint"], "reason": d.get("reason", "")}
+
+
+def _check_par_code(par: dict[str, Any] | None, software: list[dict[str, Any]]) -> None:
+    """A sheet's code fingerprint must be this report's: the fingerprint of its source rows."""
+    provenance = par and par["provenance"]
+    if provenance:
+        ours = software_fingerprint([r for r in software if r["role"] == "source"])
+        if provenance["code_fingerprint"] != ours:
+            _fail("par_sheet.provenance.code_fingerprint",
+                  f"the fingerprint of this report's source files ({ours})", provenance["code_fingerprint"])
 
 
 def _simulation_section(raw: Any, path: str) -> dict[str, Any]:
@@ -480,6 +512,7 @@ def build_content(data: ReportInput) -> dict[str, Any]:
     for key in REQUIRED_SECTIONS:
         raw = getattr(data, key)
         sections[key] = None if raw is None else _SECTION_BUILDERS[key](raw, key)
+    _check_par_code(sections["par_sheet"], software)
     statuses = {k: (NOT_RUN if s is None else s["status"]) for k, s in sections.items()}
     if FAIL in statuses.values():
         verdict = VERDICT_FAIL

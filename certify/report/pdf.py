@@ -237,7 +237,9 @@ def _key_figures(key: str, sec: dict | None) -> str:
                 part += f", element of risk {_pct(d['element_of_risk'])}"
             parts.append(part + ("" if d.get("exact") else " (not exact: with confidence interval)"))
         exact = "all exact" if all(d.get("exact") for d in sec["wagers"]) else "see section 8"
-        return "; ".join(parts) + f" ({exact})."
+        source = {"cache": " Read from the PAR-sheet cache (checked entry; section 8).",
+                  "computed": " Computed for this report."}.get((sec.get("provenance") or {}).get("source"), "")
+        return "; ".join(parts) + f" ({exact})." + source
     if key == "simulation":
         rtp = sec["rtp"]
         ci = (f" ({rtp['confidence'] * 100:g}% CI {_pct(rtp['ci_low'])} to {_pct(rtp['ci_high'])})"
@@ -371,6 +373,7 @@ def _par_sheet(c: dict) -> list:
     sec = c["sections"]["par_sheet"]
     if sec is None:
         return out + _not_run("The PAR sheet")
+    out += _par_provenance(sec.get("provenance"))
     for i, wager in enumerate(sec["wagers"]):
         if i:
             out.append(CondPageBreak(250))
@@ -380,6 +383,24 @@ def _par_sheet(c: dict) -> list:
         out.append(Paragraph(_t(f"8.{number} {key.replace('_', ' ').capitalize()}"), S["h2"]))
         out += _nested(value)
     return out
+
+
+def _par_provenance(p: dict | None) -> list:
+    """Whether the sheet was read from the PAR-sheet cache or computed for this report."""
+    if p is None:
+        return [P("Source of the sheet: not stated (computed by the caller; no cache entry named).", "body")]
+    if p["source"] == "cache":
+        how = ("Read from the PAR-sheet cache. The entry was accepted after checking its SHA-256, that it "
+               "was computed for this spec and by this code (the fingerprint of the source files of section 3), "
+               "and that its exact tables add up.")
+    else:
+        how = f"Computed for this report ({p['reason'] or 'no cache entry'}); the entry digest identifies this sheet."
+    mono = S["mono"]
+    return [P(how, "body"), _kv_table([("Source", "PAR-sheet cache" if p["source"] == "cache" else "computed"),
+                                       ("Cache entry SHA-256", Paragraph(_t(p["entry_sha256"]), mono)),
+                                       ("Spec content SHA-256", Paragraph(_t(p["spec_sha256"]), mono)),
+                                       ("Code fingerprint", Paragraph(_t(p["code_fingerprint"]), mono))], 150),
+            Spacer(1, 6)]
 
 
 def _is_scalar(v: Any) -> bool:
