@@ -635,9 +635,9 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
               help="a 1000 x 1000 restart matrix (3.1.4), restart after restart, in FILE's format")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
               help="seed of the permutation shuffles")
-@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True,
+@click.option("--permutations", type=click_number(1, 1_000_000, integer=True, why="permutations of the 5.1 tests"), default=10_000, show_default=True,
               help="most permutations of the 5.1 tests")
-@click.option("--min-samples", type=click.IntRange(min=2), default=1_000_000, show_default=True,
+@click.option("--min-samples", type=click_number(2, 2**31 - 1, integer=True, why="samples the assessment can hold"), default=1_000_000, show_default=True,
               help="refuse a shorter file (90B 3.1.1 asks for 1,000,000 samples)")
 @click.option("--truncate-bitstring", is_flag=True, help="assess the first 1,000,000 bits of the bitstring only (the NIST tool's -t)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
@@ -823,7 +823,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     from pathlib import Path
 
     from certify import signing
-    from certify.atomic import check_output_path
+    from certify.atomic import OutputPathError, check_output_path
     from certify.report import ReportDataError, report_paths
     from certify.run import PROFILES, preflight, report_basename, run
     from certify.spec import SpecError, load_spec, resolve_spec_path

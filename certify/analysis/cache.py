@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from certify.analysis.par import ParSheet, ReturnRow, WagerSheet
+from certify.errors import InputError
 from certify.report.model import sha256_hex
 
 FORMAT = "certify-par-cache/1"
@@ -48,8 +49,9 @@ GOLDEN_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "par_sheets"
 CACHE, COMPUTED = "cache", "computed"
 
 
-class CacheEntryError(ValueError):
-    """An entry that must not be used; the message says why (it is then recomputed)."""
+class CacheEntryError(InputError):
+    """An entry that must not be used; the message says why (it is then recomputed, never raised to a
+    user)."""
 
 
 # ----------------------------------------------------------------------------- the sheet, losslessly
@@ -335,7 +337,7 @@ def load_or_compute(spec: Any, use_cache: bool = True, reason: str = "--no-cache
 def _store(path: Path, data: bytes) -> bool:
     """Write an entry (whole or not at all); a cache that cannot be written is not an error."""
     from certify import _prune
-    from certify.atomic import atomic_write
+    from certify.atomic import OutputPathError, atomic_write
 
     try:
         fresh = not path.parent.exists()
@@ -343,7 +345,7 @@ def _store(path: Path, data: bytes) -> bool:
         if fresh:
             _prune(path.parent.parent, keep=path.parent, versions=KEEP_CODE_VERSIONS)
         return True
-    except OSError:
+    except (OSError, OutputPathError):  # e.g. a link planted where the entry goes: never written through
         return False
 
 
