@@ -290,7 +290,9 @@ def rank_tables() -> RankTables:
     any_cum = cum - np.repeat(np.append(0, cum[any_start[1:-1] - 1]), np.diff(any_start))
     distinct = np.nonzero(flush >= 0)[0]  # the 1,287 rank sets, and every subset of each
     masks = (counts[distinct] > 0).astype(np.int64) @ (1 << np.arange(13, dtype=np.int64))
-    subsets = np.array([[s for s in range(1 << 13) if s & m == s] for m in masks], np.int64).ravel()
+    bits = np.array([[1 << r for r in range(13) if m >> r & 1] for m in masks], np.int64)  # (1287, 5)
+    choose = (np.arange(32)[:, None] >> np.arange(5)) & 1  # the 32 subsets of five bits
+    subsets = (choose @ bits.T).T.ravel()
     set_keys, set_first, set_free = _rows(subsets, np.repeat(free[distinct], 32))
     _, _, set_flush = _rows(subsets, np.repeat(flush[distinct], 32))
     set_start = np.zeros((1 << 13) + 1, np.int64)  # empty rows for sets of more than five ranks
@@ -333,26 +335,48 @@ def _any_suits_below(counts, hold_rank, thresholds, out, any_keys, any_start, an
 
 
 @njit(cache=True)
-def _flushes_between(avoid, hold, t, set_start, set_free, set_flush):
-    """5-rank sets holding the ranks ``hold`` and none of ``avoid`` (13-bit masks) whose
-    non-flush value is below t and flush value is not: the flushes an any-suits count misvalues."""
-    total = 0
+def _bit_count(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _flushes_between(avoid, hold, t0, t1, set_start, set_free, set_flush):
+    """5-rank sets holding the ranks ``hold`` and none of ``avoid`` (13-bit masks) whose non-flush
+    value is below t and flush value is not, for t = t0 and t1: the flushes an any-suits count
+    misvalues (inclusion-exclusion over the subsets of ``avoid``)."""
+    n0 = 0
+    n1 = 0
     sub = avoid
     while True:
         s = sub | hold
         lo, hi = set_start[s], set_start[s + 1]
         if hi > lo:
-            n = count_below(set_free[lo:hi], t) - count_below(set_flush[lo:hi], t)
-            bits = 0
-            x = sub
-            while x:
-                x &= x - 1
-                bits += 1
-            total += -n if bits % 2 else n
+            free, flush = set_free[lo:hi], set_flush[lo:hi]
+            sign = -1 if _bit_count(sub) % 2 else 1
+            n0 += sign * (count_below(free, t0) - count_below(flush, t0))
+            n1 += sign * (count_below(free, t1) - count_below(flush, t1))
         if sub == 0:
             break
         sub = (sub - 1) & avoid
-    return total
+    return n0, n1
+
+
+@njit(cache=True)
+def _flushes_below_qualifier(qualify, set_start, set_free, set_flush):
+    """(8192, 13): ``_flushes_between(mask, 1 << rank, qualify)`` for every mask of at most five
+    ranks not holding the rank (the up card's suit in the player's hand, and the up card)."""
+    out = np.zeros((1 << 13, 13), np.int64)
+    for mask in range(1 << 13):
+        if _bit_count(mask) <= 5:
+            for r in range(13):
+                if not (mask >> r) & 1:
+                    out[mask, r] = _flushes_between(mask, 1 << r, qualify, qualify, set_start, set_free,
+                                                    set_flush)[0]
+    return out
 
 
 @njit(cache=True, parallel=True)
@@ -375,8 +399,8 @@ def _profile_dealer_below(profile_counts, profile_free, profile_flush, qualify, 
 
 
 @njit(cache=True, parallel=True)
-def _all_dealer_counts(reps, rep_profiles, rep_values, qualify, by_profile, set_start, set_free,
-                       set_flush):
+def _all_dealer_counts(reps, rep_profiles, rep_values, qualify, by_profile, flushes_q, set_start,
+                       set_free, set_flush):
     """For each player hand and up card: (does not qualify, player wins, tie) counts.
 
     Rows of up cards the player holds stay -1.
@@ -395,19 +419,17 @@ def _all_dealer_counts(reps, rep_profiles, rep_values, qualify, by_profile, set_
                 continue
             r, avoid = u >> 2, suit_masks[u & 3]
             any_suits = by_profile[rep_profiles[ci], r]
-            below_q = any_suits[0] - _flushes_between(avoid, 1 << r, qualify, set_start, set_free, set_flush)
+            below_q = any_suits[0] - flushes_q[avoid, r]
             out[ci, u, 0] = below_q
             if v < qualify:  # a player below the qualifier can only lose or be paid the Ante
                 out[ci, u, 1] = 0
                 out[ci, u, 2] = 0
                 continue
-            below_v = any_suits[1 + flush] - _flushes_between(avoid, 1 << r, v, set_start, set_free,
-                                                              set_flush)
-            upto_v = any_suits[2 + flush] - _flushes_between(avoid, 1 << r, v + 1, set_start, set_free,
-                                                             set_flush)
+            below, upto = _flushes_between(avoid, 1 << r, v, v + 1, set_start, set_free, set_flush)
+            below_v = any_suits[1 + flush] - below
             # a qualifying dealer below v loses, equal to v ties
             out[ci, u, 1] = below_v - below_q
-            out[ci, u, 2] = upto_v - below_v
+            out[ci, u, 2] = any_suits[2 + flush] - upto - below_v
     return out
 
 
@@ -423,7 +445,13 @@ def _suit_class_keys(hands5):
         for i in range(5):
             c = hands5[h, i]
             masks[c & 3] |= 1 << (c >> 2)
-        masks.sort()
+        for i in range(1, 4):  # insertion sort of the four masks
+            x = masks[i]
+            j = i - 1
+            while j >= 0 and masks[j] > x:
+                masks[j + 1] = masks[j]
+                j -= 1
+            masks[j + 1] = x
         out[h] = (masks[3] << 39) | (masks[2] << 26) | (masks[1] << 13) | masks[0]
     return out
 
@@ -516,8 +544,9 @@ def _count(qualify_value: int, reps: np.ndarray, weights: np.ndarray | None) -> 
     q = dense_value(qualify_value)
     by_profile = _profile_dealer_below(t.profile_counts, t.profile_free, t.profile_flush, q, t.any_keys,
                                        t.any_start, t.any_values, t.any_cum)
-    counts = _all_dealer_counts(reps, profiles, values, q, by_profile, t.set_start, t.set_free,
-                                t.set_flush)
+    flushes_q = _flushes_below_qualifier(q, t.set_start, t.set_free, t.set_flush)
+    counts = _all_dealer_counts(reps, profiles, values, q, by_profile, flushes_q, t.set_start,
+                                t.set_free, t.set_flush)
     return DealerCounts(reps, np.asarray(weights, np.int64), values, counts)
 
 
@@ -539,13 +568,33 @@ def _decisions(rules: StudRules, dc: DealerCounts, categories: np.ndarray, optim
     win_pays = [rules.win(c) for c in range(len(hands.Category))]
     scaled, _ = _scaled([rules.fold, rules.no_qualify, rules.tie, rules.lose] + win_pays)
     fold, no_qualify, tie, lose = scaled[:4]
-    win = np.array(scaled[4:], np.int64)[categories][:, None]
-    nq = dc.counts[:, :, 0].astype(np.int64)
-    wins = dc.counts[:, :, 1].astype(np.int64)
-    ties = dc.counts[:, :, 2].astype(np.int64)
-    loses = DEALER_HOLE - nq - wins - ties
-    ev_bet = nq * no_qualify + wins * win + ties * tie + loses * lose
-    return valid & (ev_bet > fold * DEALER_HOLE)
+    win = np.array(scaled[4:], np.int64)[categories]
+    return _bet_beats_fold(dc.counts, win, no_qualify, tie, lose, fold * DEALER_HOLE)
+
+
+@njit(cache=True)
+def _bet_beats_fold(counts, win, no_qualify, tie, lose, fold):
+    """Bool (n, 52): the Bet's scaled expectation over the dealer hands beats folding's."""
+    out = np.zeros(counts.shape[:2], np.bool_)
+    for i in range(counts.shape[0]):
+        for u in range(52):
+            nq, wins, ties = np.int64(counts[i, u, 0]), np.int64(counts[i, u, 1]), np.int64(counts[i, u, 2])
+            if nq >= 0:
+                loses = DEALER_HOLE - nq - wins - ties
+                out[i, u] = nq * no_qualify + wins * win[i] + ties * tie + loses * lose > fold
+    return out
+
+
+@njit(cache=True)
+def _summed_where(counts, bet):
+    """(n, 3) int64: each class's dealer counts summed over the up cards it bets on."""
+    out = np.zeros((counts.shape[0], 3), np.int64)
+    for i in range(counts.shape[0]):
+        for u in range(52):
+            if bet[i, u]:
+                for k in range(3):
+                    out[i, k] += counts[i, u, k]
+    return out
 
 
 def _by_category(per_class: np.ndarray, categories: np.ndarray) -> list[int]:
@@ -559,7 +608,7 @@ def _main_table(rules: StudRules, dc: DealerCounts, categories: np.ndarray, bet:
     bets = bet.sum(axis=1) * dc.weights  # (hand, up card) pairs bet, per class
     folds = (valid & ~bet).sum(axis=1) * dc.weights
     # per class: the dealer counts summed over the up cards it bets on, times the class size
-    summed = np.einsum("nu,nuk->nk", bet.astype(np.int64), dc.counts.astype(np.int64)) * dc.weights[:, None]
+    summed = _summed_where(dc.counts, bet) * dc.weights[:, None]
     total_nq, total_tie = int(summed[:, 0].sum()), int(summed[:, 2].sum())
     win_by_category = _by_category(summed[:, 1], categories)
     fold_combos = int(folds.sum()) * DEALER_HOLE
