@@ -433,6 +433,35 @@ def _all_dealer_counts(reps, rep_profiles, rep_values, qualify, by_profile, flus
     return out
 
 
+@njit(cache=True, parallel=True)
+def hands_avoiding_below(reps, rep_profiles, thresholds, profile_counts, any_keys, any_start, any_values,
+                         any_cum, set_start, set_free, set_flush):
+    """(n, k): 5-card hands with no card of reps[i] (sorted cards; rank profile rep_profiles[i])
+    worth less than thresholds[i, j] (dense values): any suits by rank profile, less the flushes
+    misvalued, suit by suit."""
+    n = reps.shape[0]
+    out = np.zeros(thresholds.shape, np.int64)
+    for ci in prange(n):
+        p = reps[ci]
+        suit_masks = np.zeros(4, np.int64)
+        for i in range(5):
+            suit_masks[p[i] & 3] |= 1 << (p[i] >> 2)
+        below = np.empty(thresholds.shape[1], np.int64)
+        _any_suits_below(profile_counts[rep_profiles[ci]], -1, thresholds[ci], below, any_keys, any_start,
+                         any_values, any_cum)
+        for j in range(thresholds.shape[1]):
+            t = thresholds[ci, j]
+            for suit in range(4):
+                below[j] -= _flushes_between(suit_masks[suit], 0, t, t, set_start, set_free, set_flush)[0]
+            out[ci, j] = below[j]
+    return out
+
+
+def rank_profile_index(reps: np.ndarray) -> np.ndarray:
+    """Each hand's row in ``rank_tables().profile_*`` (hands as rows of card codes)."""
+    return np.searchsorted(rank_tables().profile_keys, _POW5[np.asarray(reps) >> 2].sum(axis=1))
+
+
 @njit(cache=True)
 def _suit_class_keys(hands5):
     """A key per hand equal for two hands exactly when a suit permutation maps one onto the other:
@@ -540,7 +569,7 @@ def _count(qualify_value: int, reps: np.ndarray, weights: np.ndarray | None) -> 
     if weights is None:
         weights = np.ones(len(reps), np.int64)
     values = np.searchsorted(class_values(), hands.rank_batch(reps)).astype(np.int64)
-    profiles = np.searchsorted(t.profile_keys, _POW5[reps >> 2].sum(axis=1))
+    profiles = rank_profile_index(reps)
     q = dense_value(qualify_value)
     by_profile = _profile_dealer_below(t.profile_counts, t.profile_free, t.profile_flush, q, t.any_keys,
                                        t.any_start, t.any_values, t.any_cum)
