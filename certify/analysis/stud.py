@@ -7,16 +7,17 @@ The cycle is C(52,5) player hands x 47 up cards x C(46,4) dealer hole cards
    permutations (same multiset of per-suit rank masks); one representative per class, weighted
    by the class size.
 2. For a player hand P and an up card u, the dealer hands to count are the 5-card hands that hold
-   u and none of P's cards. With N(S, t) = the number of 5-card hands holding every card of S and
-   worth less than t, inclusion-exclusion over P gives
+   u and none of P's cards. They are counted by rank profiles: valued without flushes, the hands
+   holding given cards depend only on those cards' ranks, so inclusion-exclusion over P
 
        #{dealer hands < t} = sum over A subset of P of (-1)^|A| N({u} + A, t)
 
-   and N comes from tables built once over all 2,598,960 hands in value order: prefix counts for
-   one and two cards, sorted value lists for three cards (1,176 hands each) and four (48), and the
-   hand itself for five. Three thresholds per (P, u): the qualifying hand, P's value, and P's
-   value + 1, split the 163,185 dealer hands into: does not qualify / qualifies and loses / ties /
-   wins.
+   needs N only per rank multiset (``rank_tables``), once per (P's rank profile, u's rank); the
+   flushes that count misvalues (all five in u's suit, avoiding P's ranks in that suit) are then
+   subtracted by inclusion-exclusion over that suit's 13-bit rank mask. Three thresholds per
+   (P, u): the qualifying hand, P's value, and P's value + 1, split the 163,185 dealer hands into:
+   does not qualify / qualifies and loses / ties / wins. (``_tables``, the same counts over card
+   sets of all 2,598,960 hands, is kept as the tests' independent reference.)
 3. The decision uses those counts: bet when the Bet's expectation beats the fold's -1 Ante
    (optimal), or the spec's threshold strategy; the counts do not depend on the strategy.
 
