@@ -215,6 +215,19 @@ def test_full_deck_showdown_counts_match_brute_force():
             assert codes[r, b] == wins | (ties << kernel.TIE_SHIFT) | (strong << kernel.STRONG_SHIFT)
 
 
+def test_showdown_codes_by_suit_class_equal_every_board_evaluated():
+    # a deck closed under suit permutations (8 to ace, four suits): one board per suit class
+    # evaluated and mapped onto its class must give every board's codes
+    deck = np.array([c for c in range(52) if c >> 2 >= 6], dtype=np.int64)
+    reps = np.array([[0, 1], [0, 4], [1, 9], [27, 26], [3, 7], [20, 24]], dtype=np.int64)
+    boards = kernel.all_boards(len(deck))
+    every = kernel.showdown_codes(deck, reps, boards, STRAIGHT, 16)
+    symmetry = kernel.suit_permutations(deck)
+    assert symmetry is not None and kernel.suit_permutations(np.array(SMALL_DECK)) is None
+    by_class = kernel.showdown_codes_by_suit_class(deck, reps, boards, STRAIGHT, *symmetry, 16)
+    assert (every == kernel.NOT_DEALT).any() and np.array_equal(every, by_class)
+
+
 def test_hole_classes_partition_the_holes():
     classes = hb.hole_classes()
     assert len(classes) == 169 and sum(c.weight for c in classes) == comb(52, 2)

@@ -93,19 +93,22 @@ def test_dealer_counts_match_brute_force_for_every_up_card(caribbean, player):
             assert tuple(int(x) for x in dc.counts[0, up]) == brute_force_counts(cards, up, q)
 
 
-def test_inclusion_exclusion_counts_every_dealer_hand_once():
-    t = stud._tables()
-    top = len(class_values())  # a threshold above every hand: all dealer hands count
-    below_top3 = np.full(len(t.sorted3), t.sorted3.shape[1])
-    below_top4 = np.full(len(t.sorted4), t.sorted4.shape[1])
-    out = np.empty(3, np.int64)
+def test_rank_profile_counts_match_brute_force_at_random_thresholds():
+    # every threshold from none to all hands, on random deals: the any-suits count by rank
+    # profiles and the flush correction by suit masks, against evaluating every dealer hand
+    values = class_values()
     rng = np.random.default_rng(3)
-    for _ in range(200):
+    for q in [0, len(values) - 1] + list(rng.integers(0, len(values), 6)):
         deal = rng.choice(52, 6, replace=False)
         player, up = np.sort(deal[:5]).astype(np.int64), int(deal[5])
-        stud._dealer_counts_below(up, player, top, top - 1, out, stud._BINOM, t.prefix1, t.prefix2,
-                                  t.sorted3, t.sorted4, t.dense5, below_top3, below_top4)
-        assert out[0] == stud.DEALER_HOLE
+        got = stud.dealer_counts(int(values[q]), reps=np.array([player])).counts[0, up]
+        assert tuple(int(x) for x in got) == brute_force_counts(player, up, int(values[q]))
+    t = stud.rank_tables()
+    top = np.array([len(values)], np.int64)  # a threshold above every hand: every hand counts
+    out = np.empty(1, np.int64)
+    stud._any_suits_below(np.zeros(13, np.int64), -1, top, out, t.any_keys, t.any_start, t.any_values,
+                          t.any_cum)
+    assert out[0] == comb(52, 5)
 
 
 def test_rules_are_read_from_the_spec(caribbean):

@@ -185,8 +185,13 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
     win_pays = Fraction(win_pays)
     start = time.perf_counter()
     boards = kernel.all_boards(len(deck))
-    codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category),
-                                  max(1, min(256, len(boards) // 64)))
+    chunks = max(1, min(256, len(boards) // 64))
+    symmetry = kernel.suit_permutations(deck)
+    if symmetry is None:
+        codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category), chunks)
+    else:  # one board per suit class evaluated
+        codes = kernel.showdown_codes_by_suit_class(deck_array, reps, boards, int(ante_category),
+                                                    *symmetry, chunks)
     del boards
     counts, profile = kernel.optimal_counts(codes, reps, deck_array, win_pays.numerator,
                                             win_pays.denominator, 0 if bet_when_indifferent else 1)

@@ -142,6 +142,120 @@ def showdown_codes(deck, reps, boards, min_category, n_chunks):
 
 
 @njit(cache=True)
+def _board_class_codes(deck, board, min_category, local, keys, hole_x, hole_y, below, group):
+    """local[x, y] = the packed code of every hole {x, y} off ``board`` (deck indices): the holes
+    are sorted by value once, then each hole's lower / equal disjoint holes are the holes before it
+    / in its value group, less those sharing its first or its second card."""
+    n = deck.size
+    on_board = np.zeros(n, np.bool_)
+    for i in range(5):
+        on_board[board[i]] = True
+    c0, c1, c2, c3, c4 = deck[board[0]], deck[board[1]], deck[board[2]], deck[board[3]], deck[board[4]]
+    k = 0
+    for x in range(n):
+        if not on_board[x]:
+            for y in range(x + 1, n):
+                if not on_board[y]:
+                    keys[k] = (np.int64(eval7_nb(c0, c1, c2, c3, c4, deck[x], deck[y])) << 16) | k
+                    hole_x[k] = x
+                    hole_y[k] = y
+                    k += 1
+    order = np.sort(keys[:k])
+    below[:] = 0  # per card: holes of lower value holding it
+    done = 0
+    g0 = 0
+    while g0 < k:
+        v = order[g0] >> 16
+        g1 = g0
+        while g1 < k and (order[g1] >> 16) == v:
+            h = order[g1] & 0xFFFF
+            group[hole_x[h]] += 1
+            group[hole_y[h]] += 1
+            g1 += 1
+        strong = 1 if (v >> 20) >= min_category else 0
+        for i in range(g0, g1):
+            h = order[i] & 0xFFFF
+            x, y = hole_x[h], hole_y[h]
+            lower = done - below[x] - below[y]
+            equal = (g1 - g0) + 1 - group[x] - group[y]  # the others in the group, less shared cards
+            local[x, y] = local[y, x] = lower | (equal << TIE_SHIFT) | (strong << STRONG_SHIFT)
+        for i in range(g0, g1):
+            h = order[i] & 0xFFFF
+            below[hole_x[h]] += 1
+            below[hole_y[h]] += 1
+            group[hole_x[h]] = 0
+            group[hole_y[h]] = 0
+        done += g1 - g0
+        g0 = g1
+
+
+@njit(cache=True, parallel=True)
+def showdown_codes_by_suit_class(deck, reps, boards, min_category, perms, inverse, n_chunks):
+    """``showdown_codes`` over every board of a deck closed under the 24 suit permutations
+    (``perms[p, i]``: the deck index of card i permuted; ``inverse[p]``: the inverse's row).
+
+    Only one board per suit class is evaluated (its suit masks in descending order); every board
+    of its class is an image pi(board), and the code of rep r there is the class board's code of
+    the hole pi^-1(r)."""
+    n = deck.size
+    binom = _binomials(n)
+    n_boards = boards.shape[0]
+    out = np.empty((reps.shape[0], n_boards), dtype=np.int32)
+    n_holes = n * (n - 1) // 2
+    for chunk in prange(n_chunks):
+        local = np.zeros((n, n), np.int32)
+        keys = np.empty(n_holes, np.int64)
+        hole_x = np.empty(n_holes, np.int64)
+        hole_y = np.empty(n_holes, np.int64)
+        below = np.zeros(n, np.int64)
+        group = np.zeros(n, np.int64)
+        masks = np.zeros(4, np.int64)
+        image = np.empty(5, np.int64)
+        on_image = np.zeros(n, np.bool_)
+        for bi in range(chunk * n_boards // n_chunks, (chunk + 1) * n_boards // n_chunks):
+            board = boards[bi]
+            masks[:] = 0
+            for i in range(5):
+                masks[deck[board[i]] & 3] |= 1 << (deck[board[i]] >> 2)
+            if masks[0] < masks[1] or masks[1] < masks[2] or masks[2] < masks[3]:
+                continue  # not its class's board
+            _board_class_codes(deck, board, min_category, local, keys, hole_x, hole_y, below, group)
+            for p in range(perms.shape[0]):
+                for i in range(5):
+                    image[i] = perms[p, board[i]]
+                    on_image[image[i]] = True
+                image.sort()
+                bj = _board_index(image[0], image[1], image[2], image[3], image[4], binom)
+                q = inverse[p]
+                for r in range(reps.shape[0]):
+                    a, b = reps[r, 0], reps[r, 1]
+                    if on_image[a] or on_image[b]:
+                        out[r, bj] = NOT_DEALT
+                    else:
+                        out[r, bj] = local[perms[q, a], perms[q, b]]
+                for i in range(5):
+                    on_image[image[i]] = False
+    return out
+
+
+def suit_permutations(deck) -> tuple[np.ndarray, np.ndarray] | None:
+    """(perms, inverse) for ``showdown_codes_by_suit_class``, or None when a suit permutation
+    takes a card of ``deck`` out of it."""
+    from itertools import permutations
+
+    position = {int(c): i for i, c in enumerate(deck)}
+    table = list(permutations(range(4)))
+    perms = []
+    for perm in table:
+        row = [position.get(4 * (int(c) >> 2) + perm[int(c) & 3]) for c in deck]
+        if None in row:
+            return None
+        perms.append(row)
+    inverse = [table.index(tuple(perm.index(s) for s in range(4))) for perm in table]
+    return np.array(perms, np.int64), np.array(inverse, np.int64)
+
+
+@njit(cache=True)
 def _board_index(j0, j1, j2, j3, j4, binom):
     return binom[j0, 1] + binom[j1, 2] + binom[j2, 3] + binom[j3, 4] + binom[j4, 5]
 

@@ -9,8 +9,8 @@ The hard part is the dealer who redraws: his new five depend on which cards his 
 and a mulligan adds the player's new five to that chain, so no per-hand table gives the outcome.
 Every row is counted over the cycle C(52,5) x C(47,5) x C(42,5) x C(37,5):
 
-* standing (``exact_stand``): the dealer's first five per suit class of P by inclusion-exclusion
-  (``mulligan_kernel.exact_first_dealer_counts``), and the rounds in which he redraws by rank
+* standing (``exact_stand``): the dealer's first five per suit class of P by rank profiles
+  (``stud.hands_avoiding_below``), and the rounds in which he redraws by rank
   profiles (``mulligan_exact``): win / tie / loss counts for every hand value;
 * the mulligan (``mulligan_dp``): a dynamic programme over the ranks for the four hands P, D1, Y,
   X, with the comparison replaced by exchangeability (Y and X, or Y and D1, are exchangeable);
@@ -146,7 +146,7 @@ class Classes:
 def _classes(stands_value: int) -> Classes:
     from certify.analysis import stud
 
-    t = stud._tables()
+    t = stud.suit_classes()
     return classes_for(t.reps, t.weights, stands_value)
 
 
@@ -154,14 +154,18 @@ def classes_for(reps: np.ndarray, weights: np.ndarray, stands_value: int) -> Cla
     """The exact first-hand counts for the given player hands (every suit class by default)."""
     from certify.analysis import stud
 
-    t = stud._tables()
+    t = stud.rank_tables()
     reps = np.ascontiguousarray(np.sort(np.asarray(reps, np.int64), axis=1))
     values = hands.rank_batch(reps).astype(np.int64)
     dense = np.searchsorted(class_values(), values).astype(np.int64)
-    prefix0 = np.concatenate([[0], np.cumsum(np.bincount(t.dense5, minlength=len(class_values())))])
     stands_dense = int(np.searchsorted(class_values(), stands_value))
-    first = mk.exact_first_dealer_counts(reps, dense, stands_dense, stud._BINOM, prefix0.astype(np.int64),
-                                         t.prefix1, t.prefix2, t.sorted3, t.sorted4, t.dense5)
+    thresholds = np.column_stack([np.full(len(reps), stands_dense), np.maximum(dense, stands_dense),
+                                  np.maximum(dense + 1, stands_dense)]).astype(np.int64)
+    below = stud.hands_avoiding_below(reps, stud.rank_profile_index(reps), thresholds, t.profile_counts,
+                                      t.any_keys, t.any_start, t.any_values, t.any_cum, t.set_start,
+                                      t.set_free, t.set_flush)
+    # dealer first hands that redraw, stand and lose to P, stand and tie P
+    first = np.column_stack([below[:, 0], below[:, 1] - below[:, 0], below[:, 2] - below[:, 1]])
     return Classes(reps, np.asarray(weights, np.int64), values, values >> hands.CATEGORY_SHIFT, first)
 
 

@@ -2,10 +2,9 @@
 
 Two parts, per player-hand suit class P (sorted cards, value v):
 
-* ``exact_first_dealer_counts``: how many of the C(47, 5) dealer first hands (cards not in P) are
-  below the stand threshold, below v and below v + 1 (dense values), by inclusion-exclusion over
-  the cards of P with the stud module's counting tables. This makes every round in which the
-  dealer stands on his first five *exact* when the player stands.
+* ``holding_below``: five-card hands holding given cards and below a value, from the stud
+  module's card-level tables (the tests' independent count; the analysis counts the first five
+  by rank profiles, ``stud.hands_avoiding_below``).
 * ``simulate_classes``: Monte Carlo of the rest, with common random numbers for the two decisions.
   Each scenario draws 15 distinct cards from the 47 unseen: the dealer's first five D1, then five
   cards X, then five cards Y. The dealer's redraw (if D1 is below the threshold) is X under both
@@ -114,27 +113,8 @@ def simulate_classes(reps, values, samples, stands_value, seed, stream):
 
 
 # ---------------------------------------------------------------------------------------------
-# Exact: the dealer's first five against the player's hand.
+# Card-level counts (the tests' reference).
 # ---------------------------------------------------------------------------------------------
-@njit(cache=True)
-def _first_hands_below(p, thresholds, out, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
-    """out[j] = 5-card hands with no card of p worth less than thresholds[j] (dense values):
-    inclusion-exclusion over the subsets A of p of (-1)^|A| #{hands holding A, below t}."""
-    s = np.empty(5, np.int64)
-    for j in range(thresholds.shape[0]):
-        out[j] = prefix0[thresholds[j]]
-    for mask in range(1, 32):
-        n = 0
-        for i in range(5):
-            if (mask >> i) & 1:
-                s[n] = p[i]
-                n += 1
-        sign = -1 if n % 2 == 1 else 1
-        for j in range(thresholds.shape[0]):
-            out[j] += sign * holding_below(s, n, thresholds[j], binom, prefix0, prefix1, prefix2,
-                                           sorted3, sorted4, dense5)
-
-
 @njit(cache=True)
 def holding_below(s, n, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
     """Five-card hands holding the n (0..5) ascending cards s[:n] with a dense value below t,
@@ -153,22 +133,3 @@ def holding_below(s, n, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, d
     if n == 4:
         return count_below(sorted4[idx], t)
     return 1 if dense5[idx] < t else 0
-
-
-@njit(cache=True, parallel=True)
-def exact_first_dealer_counts(reps, dense_values, stands_dense, binom, prefix0, prefix1, prefix2,
-                              sorted3, sorted4, dense5):
-    """Per class (cards sorted ascending): dealer first hands (of the 1,533,939 with no card of P)
-    that redraw, stand and lose to P, stand and tie P; the rest stand and beat P."""
-    n = reps.shape[0]
-    out = np.zeros((n, 3), np.int64)
-    for ci in prange(n):
-        v = dense_values[ci]
-        thresholds = np.array([stands_dense, max(v, stands_dense), max(v + 1, stands_dense)], np.int64)
-        below = np.empty(3, np.int64)
-        _first_hands_below(reps[ci], thresholds, below, binom, prefix0, prefix1, prefix2, sorted3,
-                           sorted4, dense5)
-        out[ci, 0] = below[0]
-        out[ci, 1] = below[1] - below[0]
-        out[ci, 2] = below[2] - below[1]
-    return out
