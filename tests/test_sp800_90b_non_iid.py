@@ -222,6 +222,17 @@ def test_tuple_counts_match_direct_counting():
         assert max(Counter(tuple(s[i:i + v + 1]) for i in range(s.size - v)).values()) == 1
 
 
+def test_suffix_array_of_long_repeats():
+    """Periodic and nearly constant strings take the refinement and prefix-doubling paths."""
+    from certify.stats.sp800_90b._suffix import suffix_array
+    rng = np.random.default_rng(24)
+    for n, period in ((300, 5), (500, 37), (257, 1), (400, 3)):
+        s = np.resize(rng.integers(0, 4, size=period), n).astype(np.uint8)
+        s[rng.integers(0, n)] = 5
+        for width in (3, 8):
+            assert suffix_array(s, width).tolist() == sorted(range(n), key=lambda i: bytes(s[i:]))
+
+
 def test_t_tuple_and_lrs_follow_the_document_formulas():
     rng = np.random.default_rng(16)
     s = (rng.random(3000) < 0.3).astype(np.uint8)
