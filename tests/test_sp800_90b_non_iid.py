@@ -222,6 +222,17 @@ def test_tuple_counts_match_direct_counting():
         assert max(Counter(tuple(s[i:i + v + 1]) for i in range(s.size - v)).values()) == 1
 
 
+def test_suffix_array_of_long_repeats():
+    """Periodic and nearly constant strings take the refinement and prefix-doubling paths."""
+    from certify.stats.sp800_90b._suffix import suffix_array
+    rng = np.random.default_rng(24)
+    for n, period in ((300, 5), (500, 37), (257, 1), (400, 3)):
+        s = np.resize(rng.integers(0, 4, size=period), n).astype(np.uint8)
+        s[rng.integers(0, n)] = 5
+        for width in (3, 8):
+            assert suffix_array(s, width).tolist() == sorted(range(n), key=lambda i: bytes(s[i:]))
+
+
 def test_t_tuple_and_lrs_follow_the_document_formulas():
     rng = np.random.default_rng(16)
     s = (rng.random(3000) < 0.3).astype(np.uint8)
@@ -382,3 +393,47 @@ def test_threads_do_not_change_the_answer():
     one = assess_non_iid(samples, jobs=1).to_dict()
     two = assess_non_iid(samples, jobs=2).to_dict()
     assert one == two
+
+
+def _g_in_long_double(z, d, blocks):
+    """6.3.4's G as the NIST tool evaluates it: B_i multiplied up in long double, each term
+    log2l(i) * B_i rounded to double and Kahan-summed in double, the tail cut where a term's
+    double is zero (transcribed here in numpy's 80-bit long double, one term at a time)."""
+    ld = np.longdouble
+
+    def kahan(total, comp, value):
+        y = value - comp
+        t = total + y
+        return t, (t - total) - y
+
+    a_sum = a_comp = first = first_comp = 0.0
+    b_term = ld(1) - ld(z)
+    b = b_term
+    for i in range(2, d + 1):
+        a_sum, a_comp = kahan(a_sum, a_comp, float(np.log2(ld(i)) * b))
+        b *= b_term
+    ad1 = a_sum
+    truncated = False
+    for i in range(d + 1, blocks):
+        ai = np.log2(ld(i)) * b
+        a_sum, a_comp = kahan(a_sum, a_comp, float(ai))
+        scaled = float(ld(blocks - i) * ai)
+        if scaled > 0.0:
+            first, first_comp = kahan(first, first_comp, scaled)
+        else:
+            truncated = True
+            break
+        b *= b_term
+    first, first_comp = kahan(first, first_comp, float(blocks - d) * ad1)
+    if not truncated:
+        a_sum, a_comp = kahan(a_sum, a_comp, float(np.log2(ld(blocks)) * b))
+    return 1.0 / (blocks - d) * z * (z * first + (a_sum - ad1))
+
+
+@pytest.mark.parametrize("z", [0.0156, 0.02, 0.05, 0.3, 0.6, 0.97, 1.0 / 64, 0.999])
+def test_compression_g_matches_the_long_double_evaluation(z):
+    """The double-double G is the tool's long-double evaluation, bit for bit (z = 0.6: the tail
+    is cut at the first term; 0.999: no cut)."""
+    d, blocks = 1000, 2600
+    hi, lo = E._log2_table(blocks)
+    assert K.compression_g(z, d, blocks, hi, lo) == _g_in_long_double(z, d, blocks)

@@ -66,6 +66,9 @@ def suffix_array(sym: np.ndarray, width: int) -> np.ndarray:
     full = sa <= n - per
     tied = np.zeros(n, dtype=bool)
     same = (symkey[1:] == symkey[:-1]) & full[1:] & full[:-1]
+    # the rank of each suffix's first `per` symbols (a suffix shorter than that is unique)
+    first_rank = np.empty(n, dtype=np.int64)
+    first_rank[sa] = np.concatenate(([0], np.cumsum(~same)))
     tied[1:] |= same
     tied[:-1] |= same
     offset = per
@@ -73,7 +76,7 @@ def suffix_array(sym: np.ndarray, width: int) -> np.ndarray:
     while tied.any():
         rounds += 1
         if rounds > 8:
-            return _doubling(sym)
+            return _doubling(sym, first_rank, per)
         idx = np.flatnonzero(tied)
         # group ids: runs of tied entries separated by a 'not same' boundary
         starts = np.ones(idx.size, dtype=bool)
@@ -95,22 +98,22 @@ def suffix_array(sym: np.ndarray, width: int) -> np.ndarray:
     return sa
 
 
-def _doubling(sym: np.ndarray) -> np.ndarray:
-    """Prefix doubling (Manber-Myers with lexsort): for strings with very long repeats."""
+def _doubling(sym: np.ndarray, rank: np.ndarray | None = None, k: int = 1) -> np.ndarray:
+    """Prefix doubling (Manber-Myers): for strings with very long repeats. ``rank`` may give
+    the order of the first ``k`` symbols of each suffix already (ties equal)."""
     n = sym.size
-    rank = sym.astype(np.int64)
-    k = 1
+    rank = sym.astype(np.int64) if rank is None else rank
     while True:
         second = np.full(n, -1, dtype=np.int64)
         second[:n - k] = rank[k:]
-        order = np.lexsort((second, rank))
+        order = np.argsort(rank * (n + 1) + (second + 1), kind="stable")
         r, s = rank[order], second[order]
         change = np.ones(n, dtype=np.int64)
         change[1:] = (r[1:] != r[:-1]) | (s[1:] != s[:-1])
         new_rank = np.empty(n, dtype=np.int64)
         new_rank[order] = np.cumsum(change) - 1
         rank = new_rank
-        if rank.max() == n - 1 or k >= n:
+        if rank[order[-1]] == n - 1 or k >= n:
             return order
         k *= 2
 
