@@ -71,32 +71,28 @@ class _CertifyGroup(click.Group):
             raise _Refusal(_message(exc), exit_code_of(exc)) from exc
 
 
-def _writable_target(_ctx, param, value):
-    """Refuse an output path that cannot be written before the work that produces it (minutes, for
-    a PAR sheet or a battery): it must be a regular file or not exist (never a device, FIFO, link or
-    folder), under a folder that exists or can be created (certify.atomic.check_output_path)."""
-    from certify.atomic import OutputPathError, check_output_path
+def _preflight(check_name: str):
+    """A click callback that refuses an output path before the work that produces it (minutes, for
+    a PAR sheet or a battery), with the atomic writer's own check (``certify.atomic``): a file must
+    be a regular file or not exist (never a device, FIFO, link or folder), a folder must be one we
+    may write, under a folder that exists or can be created."""
 
-    if value is None:
+    def callback(_ctx, param, value):
+        from certify import atomic
+
+        if value is None:
+            return value
+        try:
+            getattr(atomic, check_name)(value)
+        except atomic.OutputPathError as exc:
+            raise click.BadParameter(str(exc), param=param) from None
         return value
-    try:
-        check_output_path(value)
-    except OutputPathError as exc:
-        raise click.BadParameter(str(exc), param=param) from None
-    return value
+
+    return callback
 
 
-def _writable_folder(_ctx, param, value):
-    """The same preflight for an output folder (run --out, keygen --key-dir)."""
-    from certify.atomic import OutputPathError, check_output_dir
-
-    if value is None:
-        return value
-    try:
-        check_output_dir(value)
-    except OutputPathError as exc:
-        raise click.BadParameter(str(exc), param=param) from None
-    return value
+_writable_target = _preflight("check_output_path")
+_writable_folder = _preflight("check_output_dir")  # run --out, keygen --key-dir
 
 
 def _os_reason(exc: OSError) -> str:
