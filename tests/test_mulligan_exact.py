@@ -1,10 +1,11 @@
 """The exact Mulligan counts over rank profiles against an independent card-level count.
 
-The card-level count walks every dealer first hand D1 below ``stands_on`` that misses the player's
-cards, and counts the dealer's new fives below / equal to P among the 42 cards left by
-inclusion-exclusion over the 10 cards of P and D1 (the stud module's tables of hands holding a
-given set of cards). It shares no code with the profile method but the hand values and, with the
-first-five count, the lookup of hands holding given cards in those tables.
+The card-level count pairs, card by card, every dealer first hand D1 below ``stands_on`` that
+misses the player's hand P with every five X (the dealer's new hand) that misses P and is below
+(equal to) P, and counts the pairs in which D1 and X share no card by inclusion-exclusion over the
+cards they share: sum over card sets S of (-1)^|S| r(S) l(S), with r(S) / l(S) the number of such
+D1 / X holding S (S of 0..5 cards, the sizes a five can hold). It shares no code with the profile
+method but the hand values.
 """
 
 from __future__ import annotations
@@ -13,84 +14,77 @@ from math import comb
 
 import numpy as np
 import pytest
-from numba import njit, prange
+from numba import njit
 
 from certify import hands
 from certify.analysis import mulligan, mulligan_exact as me, stud
 from certify.analysis.frequencies import class_values
-from certify.analysis.mulligan_kernel import holding_below
 from certify.cards import parse_cards
 
 ACE_HIGH = 12 << 16
 KING_HIGH = 11 << 16
+SUBSET_OFFSETS = np.cumsum([0] + [comb(52, k) for k in range(6)])  # where the k-card sets start
 
 
 @njit(cache=True)
-def _below_avoiding(e, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
-    """Five-card hands with no card of the sorted 10 cards e and a dense value below t."""
-    total = 0
-    s = np.empty(5, np.int64)
-    for mask in range(1 << 10):
-        n = 0
-        for i in range(10):
-            if (mask >> i) & 1:
-                if n == 5:
-                    n = 6
-                    break
-                s[n] = e[i]
-                n += 1
-        if n > 5:
+def _count_subsets(hands5, select, binom, offsets, counts):
+    """counts[set] += 1 for every card set (0..5 cards, by colex index) of every selected hand."""
+    for h in range(hands5.shape[0]):
+        if not select[h]:
             continue
-        c = holding_below(s, n, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5)
-        total += -c if n % 2 else c
+        for mask in range(32):
+            k = 0
+            index = 0
+            for i in range(5):
+                if (mask >> i) & 1:
+                    k += 1
+                    index += binom[hands5[h, i], k]
+            counts[offsets[k] + index] += 1
+
+
+@njit(cache=True)
+def _disjoint_pairs(first, new, offsets):
+    """Pairs (D1, X) sharing no card: sum over card sets S of (-1)^|S| first(S) new(S)."""
+    total = 0
+    for k in range(6):
+        part = 0
+        for j in range(offsets[k], offsets[k + 1]):
+            part += first[j] * new[j]
+        total += -part if k % 2 else part
     return total
 
 
-@njit(cache=True, parallel=True)
-def _card_level(player, dense_p, stands_dense, hands5, binom, prefix0, prefix1, prefix2, sorted3,
-                sorted4, dense5):
-    """(below, equal) summed over the dealer's first hands that redraw and miss the player."""
-    n = hands5.shape[0]
-    below = np.zeros(n, np.int64)
-    equal = np.zeros(n, np.int64)
-    for h in prange(n):
-        if dense5[h] >= stands_dense:
-            continue
-        d = hands5[h]
-        clash = False
-        for i in range(5):
-            for k in range(5):
-                if d[i] == player[k]:
-                    clash = True
-        if clash:
-            continue
-        e = np.sort(np.concatenate((player, d)))
-        lo = _below_avoiding(e, dense_p, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5)
-        hi = _below_avoiding(e, dense_p + 1, binom, prefix0, prefix1, prefix2, sorted3, sorted4,
-                             dense5)
-        below[h] = lo
-        equal[h] = hi - lo
-    return below.sum(), equal.sum()
-
-
-def card_level_counts(value: int, stands_value: int) -> tuple[int, int, int]:
-    """(below, equal, above) over every player hand of this value, by the card-level method."""
-    t = stud._tables()
+@pytest.fixture(scope="module")
+def card_level():
+    """The card-level count of (below, equal, above) over every player hand of a value."""
+    hands5 = stud._colex_hands()
     values = class_values()
-    dense_p = int(np.searchsorted(values, value))
-    stands_dense = int(np.searchsorted(values, stands_value))
-    prefix0 = np.concatenate([[0], np.cumsum(np.bincount(t.dense5, minlength=len(values)))])
-    rep_values = hands.rank_batch(t.reps)
-    below = equal = total = 0
-    for rep, weight in zip(t.reps[rep_values == value], t.weights[rep_values == value]):
-        lo, eq = _card_level(rep.astype(np.int64), dense_p, stands_dense, t.hands5, stud._BINOM,
-                             prefix0.astype(np.int64), t.prefix1, t.prefix2, t.sorted3, t.sorted4,
-                             t.dense5.astype(np.int64))
-        redraws = int(((t.dense5 < stands_dense) & ~np.isin(t.hands5, rep).any(axis=1)).sum())
-        below += int(weight) * int(lo)
-        equal += int(weight) * int(eq)
-        total += int(weight) * redraws * comb(42, 5)
-    return below, equal, total - below - equal
+    dense5 = np.searchsorted(values, hands.rank_batch(hands5))
+    classes = stud.suit_classes()
+    rep_values = hands.rank_batch(classes.reps)
+    size = int(SUBSET_OFFSETS[-1])
+
+    def subset_counts(select):
+        counts = np.zeros(size, np.int64)
+        _count_subsets(hands5, select, stud._BINOM, SUBSET_OFFSETS, counts)
+        return counts
+
+    def counts(value: int, stands_value: int) -> tuple[int, int, int]:
+        dense_p = int(np.searchsorted(values, value))
+        stands_dense = int(np.searchsorted(values, stands_value))
+        below = equal = total = 0
+        for rep, weight in zip(classes.reps[rep_values == value], classes.weights[rep_values == value]):
+            misses_p = ~np.isin(hands5, rep).any(axis=1)
+            first = subset_counts(misses_p & (dense5 < stands_dense))
+            lo = _disjoint_pairs(first, subset_counts(misses_p & (dense5 < dense_p)), SUBSET_OFFSETS)
+            eq = _disjoint_pairs(first, subset_counts(misses_p & (dense5 == dense_p)), SUBSET_OFFSETS)
+            redraws = int(first[0])  # the empty set: every first hand counted once
+            below += int(weight) * int(lo)
+            equal += int(weight) * int(eq)
+            total += int(weight) * redraws * comb(42, 5)
+        return below, equal, total - below - equal
+
+    return counts
 
 
 @pytest.fixture(scope="module")
@@ -108,22 +102,22 @@ def _profile_counts(counts, value):
     "8c 8d 8h 8s 2c",  # quads
     "5h 6h 7h 8h 9h",  # a straight flush
 ])  # (a hand of five distinct ranks, not one suit, has ~50 suit classes: the slow test below)
-def test_profile_counts_equal_the_card_level_count(cards, ace_high_counts):
+def test_profile_counts_equal_the_card_level_count(cards, ace_high_counts, card_level):
     value = hands.rank_hand(parse_cards(cards))
-    assert _profile_counts(ace_high_counts, value) == card_level_counts(value, ACE_HIGH)
+    assert _profile_counts(ace_high_counts, value) == card_level(value, ACE_HIGH)
 
 
-def test_under_a_king_high_dealer_threshold():
+def test_under_a_king_high_dealer_threshold(card_level):
     value = hands.rank_hand(parse_cards("Jd Jc Jh 4s 4c"))  # a full house: two suit classes
     counts = me.stand_when_dealer_redraws(KING_HIGH)
-    assert _profile_counts(counts, value) == card_level_counts(value, KING_HIGH)
+    assert _profile_counts(counts, value) == card_level(value, KING_HIGH)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cards", ["As Kd 9h 5c 4s"])  # the spec's threshold hand: 1,020 hands
-def test_profile_counts_for_hands_of_many_suit_classes(cards, ace_high_counts):
+def test_profile_counts_for_hands_of_many_suit_classes(cards, ace_high_counts, card_level):
     value = hands.rank_hand(parse_cards(cards))
-    assert _profile_counts(ace_high_counts, value) == card_level_counts(value, ACE_HIGH)
+    assert _profile_counts(ace_high_counts, value) == card_level(value, ACE_HIGH)
 
 
 @pytest.mark.parametrize("stands_value", [ACE_HIGH, KING_HIGH])
