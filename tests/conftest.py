@@ -87,3 +87,24 @@ def golden_sheet():
         return _GOLDEN[name]
 
     return get
+
+
+# Files whose tests share exact counts that take minutes and that the library caches per process
+# (the Mulligan's stand counts by dealer threshold and its dynamic programme below the spec's
+# threshold): under `--dist loadfile` (pyproject) they run in one worker, so each count is made
+# once, not once per worker.
+SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per process)"
+                 for name in ("test_analysis_mulligan", "test_mulligan_dp", "test_mulligan_exact")}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            scope = super()._split_scope(nodeid)
+            return SHARED_WORKER.get(scope, scope)
+
+    return SharedFileScheduling(config, log)
