@@ -228,11 +228,25 @@ def test_permutation_test_is_reproducible_with_its_seed():
 # ---------------------------------------------------------------- restart tests (3.1.4)
 
 def test_sanity_cutoff_is_the_binomial_critical_value():
+    """90B 3.1.4.3: the count U above which a row's or column's most common value fails is the
+    binomial critical value for n = 1000, p = 2^-H_I at alpha = 0.000005 (exact tails for
+    integer H_I, where p is a power of two)."""
+    from math import comb
+
     from scipy.stats import binom
-    alpha = 1 - 0.99 ** (1 / 2000)
-    for h in (0.5, 1.0, 4.0, 7.5):
-        u = sanity_cutoff(h, alpha)
-        assert binom.sf(u, 1000, 2 ** -h) <= alpha < binom.sf(u - 1, 1000, 2 ** -h)
+
+    from certify.stats.sp800_90b.restart import SANITY_ALPHA
+    assert SANITY_ALPHA == 0.000005
+    for h in (1, 2, 4, 7):
+        # P(X > u) = sum_{j > u} C(1000, j) (2^h - 1)^(1000 - j) / 2^(1000 h): integers, exactly
+        tail = [0] * 1001
+        for u in range(999, -1, -1):
+            tail[u] = tail[u + 1] + comb(1000, u + 1) * (2 ** h - 1) ** (999 - u)
+        u = sanity_cutoff(float(h), SANITY_ALPHA)
+        assert tail[u] * 200_000 <= 2 ** (1000 * h) < tail[u - 1] * 200_000, h
+    for h in (0.5, 4.3, 7.5):
+        u = sanity_cutoff(h, SANITY_ALPHA)
+        assert binom.sf(u, 1000, 2 ** -h) <= SANITY_ALPHA < binom.sf(u - 1, 1000, 2 ** -h)
 
 
 @pytest.mark.slow
