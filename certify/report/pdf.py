@@ -280,8 +280,10 @@ def _scope(c: dict) -> list:
 
 
 def _software(c: dict) -> list:
+    files = ("every source file of rng/ and certify/, of the spec and of the fixtures"
+             if any(r["role"] != "source" for r in c["software"]) else "every source file of rng/ and certify/")
     out = [Paragraph("3. Software identification", S["h1"]),
-           P("SHA-256 of every source file of rng/ and certify/, of the spec and of the fixtures, as "
+           P(f"SHA-256 of {files}, as "
              "'sha256sum' prints them (paths relative to the project root). The software fingerprint is the "
              "SHA-256 of these lines sorted by path, each ending in a newline.", "body"),
            _kv_table([("Files", str(len(c["software"]))),
