@@ -638,8 +638,15 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
 @click.option("--truncate-bitstring", is_flag=True, help="assess the first 1,000,000 bits of the bitstring only (the NIST tool's -t)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write every estimate and intermediate value as JSON")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
+              help="also write the signed report (PDF, JSON and its .p7s) into this folder")
+@click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
+              help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
+@_KEY_DIR
+@_PASSPHRASE_FILE
+@_ALLOW_INSECURE_KEY
 def entropy(file, bits_per_symbol, iid, packed, restart_path, seed, permutations, min_samples, truncate_bitstring,
-            json_path) -> None:
+            json_path, report_dir, issued_at, key_dir, passphrase_file, allow_insecure_key) -> None:
     """Assess the min-entropy of a noise source's samples (NIST SP 800-90B).
 
     Prints every estimator's value and intermediate figures, H_original, H_bitstring, the assessed
@@ -650,6 +657,7 @@ def entropy(file, bits_per_symbol, iid, packed, restart_path, seed, permutations
     from certify.stats.sp800_90b.assessment import assess_file
     from certify.stats.sp800_90b.samples import EntropyInputError
 
+    key = _entropy_report_key(file, report_dir, issued_at, key_dir, passphrase_file, allow_insecure_key)
     try:
         result = assess_file(file, bits_per_symbol, iid=bool(iid), packed=packed, restart_path=restart_path,
                              seed=seed, permutations=permutations, min_samples=min_samples,
@@ -663,8 +671,47 @@ def entropy(file, bits_per_symbol, iid, packed, restart_path, seed, permutations
         except OSError as exc:
             raise CertifyError(f"cannot write {json_path}: {exc}") from exc
         click.echo(f"wrote {json_path}")
+    if report_dir:
+        from certify.report import ReportDataError, write_report
+        from certify.stats.sp800_90b.assessment import report_basename, report_input
+
+        try:
+            paths = write_report(report_input(result, issued_at), report_dir, report_basename(file), key)
+        except (ReportDataError, OSError) as exc:
+            raise CertifyError(f"cannot write the report into {report_dir}: {_os_reason(exc) if isinstance(exc, OSError) else exc}") from exc
+        for path in paths.values():
+            click.echo(f"wrote {path}")
     if result["verdict"] != "pass":
         sys.exit(1)
+
+
+def _entropy_report_key(file, report_dir, issued_at, key_dir, passphrase_file, allow_insecure_key):
+    """For --report: refuse the report's paths and load the signing key before the assessment
+    (minutes), as ``certify run`` does; None without --report."""
+    if not report_dir:
+        return None
+    from pathlib import Path
+
+    from certify import signing
+    from certify.atomic import OutputPathError, check_output_path
+    from certify.report import report_paths
+    from certify.stats.sp800_90b.assessment import report_basename
+
+    try:
+        for path in report_paths(report_dir, report_basename(file), signed=True).values():
+            check_output_path(path)
+        if issued_at is None:
+            from certify.validate import source_date_epoch
+
+            source_date_epoch()
+        key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
+                                       allow_insecure=allow_insecure_key)
+    except (signing.SigningError, OutputPathError) as exc:
+        raise CertifyError(str(exc)) from exc
+    _warn_about_key(key)
+    if key.development:
+        click.echo(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)", err=True)
+    return key
 
 
 def _print_entropy(result) -> None:

@@ -59,3 +59,93 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path):
         assert res.exit_code == 2, res.output
         assert message in res.output
         assert not out.exists()
+
+
+def _pdf_text(path) -> str:
+    from certify.report.verify import page_literals
+
+    return " ".join(b.decode("latin-1") for page in page_literals(path.read_bytes()) for b in page)
+
+
+def test_signed_report_carries_the_assessment(tmp_path):
+    rng = np.random.default_rng(42)
+    src = _write(tmp_path / "noise.bin", rng.integers(0, 16, size=20_000))
+    out, folder = tmp_path / "out.json", tmp_path / "reports"
+    res = CliRunner().invoke(cli, ["entropy", src, "-k", "4", "--min-samples", "1000", "--json", str(out),
+                                   "--report", str(folder), "--issued-at", "2026-12-01T12:00:00Z"])
+    assert res.exit_code == 0, res.output
+    assessed = json.loads(out.read_text())
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["noise-sp800-90b.json", "noise-sp800-90b.json.p7s", "noise-sp800-90b.pdf"]
+    report = json.loads((folder / "noise-sp800-90b.json").read_text())
+    section = report["sections"]["entropy"]
+    assert report["verdict"] == "PASS" and report["required_sections"] == ["entropy"]
+    assert list(report["sections"]) == ["entropy"] and report["section_status"] == {"entropy": "pass"}
+    assert section["assessed_min_entropy"] == assessed["assessed_min_entropy"]
+    assert section["health_tests"] == assessed["health_tests"] and section["literal"] == assessed["literal"]
+    assert report["standards"][0]["standard"] == "NIST SP 800-90B (2018)"
+    text = _pdf_text(folder / "noise-sp800-90b.pdf")
+    assert "Entropy Source Assessment Report" in text
+    assert f"Assessed min-entropy: {assessed['assessed_min_entropy']:.6f} bits per 4-bit sample" in text
+    cut = assessed["health_tests"][0]
+    assert f"2^-20 | {cut['rct_cutoff']} | {cut['apt_window']} | {cut['apt_cutoff']}".replace(" | ", " ") in text
+    for e in assessed["literal"] + assessed["bitstring"]:
+        assert e["name"].split()[0] in text
+    check = CliRunner().invoke(cli, ["verify", str(folder / "noise-sp800-90b.pdf"),
+                                     str(folder / "noise-sp800-90b.json"), "--allow-development"])
+    assert check.exit_code == 0, check.output
+
+
+def test_failed_assessment_report_says_fail_and_exits_1(tmp_path):
+    rng = np.random.default_rng(41)
+    bits = (np.cumsum(rng.random(1500) >= 0.75) % 2).astype(np.uint8)
+    src = _write(tmp_path / "chain.bin", bits)
+    folder = tmp_path / "reports"
+    res = CliRunner().invoke(cli, ["entropy", src, "-k", "1", "--iid", "--min-samples", "1000", "--permutations",
+                                   "300", "--report", str(folder), "--issued-at", "2026-12-01"])
+    assert res.exit_code == 1, res.output
+    report = json.loads((folder / "chain-sp800-90b.json").read_text())
+    assert report["verdict"] == "FAIL" and report["sections"]["entropy"]["assessed_min_entropy"] is None
+    assert any(f["severity"] == "blocking" and "IID" in f["text"] for f in report["findings"])
+    seed = report["methodology"]["seeds"][0]
+    assert seed["value"] == "1" and len(seed["commitment"]) == 64
+    assert "VERDICT: FAIL" in _pdf_text(folder / "chain-sp800-90b.pdf")
+
+
+def test_bad_input_with_report_writes_no_report(tmp_path):
+    src = _write(tmp_path / "wide.bin", [1, 2, 3, 99, 4] * 400)
+    folder = tmp_path / "reports"
+    res = CliRunner().invoke(cli, ["entropy", src, "-k", "4", "--min-samples", "100", "--report", str(folder)])
+    assert res.exit_code == 2 and "has value 99" in res.output
+    assert not folder.exists() or not any(folder.iterdir())
+
+
+def test_report_model_fails_closed_on_a_doubtful_pass():
+    """A 'pass' without a finite min-entropy is refused; one whose IID tests or restart tests did
+    not pass is judged FAIL, whatever its verdict field says."""
+    import dataclasses
+    import pytest
+    from datetime import datetime, timezone
+
+    from certify.report import Product, ReportDataError, ReportInput, build_content
+
+    base = {"standard": "NIST SP 800-90B (2018)", "file": "x.bin", "sha256": "0" * 64, "track": "IID",
+            "bits_per_symbol": 4, "samples": 10, "alphabet_size": 3, "format": "one sample per byte",
+            "min_samples": 1, "literal": [], "bitstring": [], "tests": [], "health_tests": [{"alpha": "2^-20"}],
+            "reasons": [], "verdict": "pass", "assessed_min_entropy": 1.5, "iid_tests_passed": True,
+            "H_original": 1.5, "H_bitstring": None, "min_entropy": 1.5}
+    data = ReportInput(product=Product(game="g", spec="s", spec_version="1", paytable_sha256="",
+                                       rng_module_version="r", suite_version="c"),
+                       issued_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+                       methodology={"alpha": 0.001, "multiple_testing": "none"},
+                       software=[{"path": "a.py", "sha256": "1" * 64}], entropy=base, required=("entropy",))
+    assert build_content(data)["verdict"] == "PASS"
+    for change in ({"assessed_min_entropy": float("nan")}, {"assessed_min_entropy": 5.0},
+                   {"assessed_min_entropy": None}):
+        with pytest.raises(ReportDataError):
+            build_content(dataclasses.replace(data, entropy={**base, **change}))
+    for change in ({"iid_tests_passed": False}, {"restart": {"passed": False}}, {"health_tests": []}):
+        assert build_content(dataclasses.replace(data, entropy={**base, **change}))["verdict"] == "FAIL"
+    with pytest.raises(ReportDataError):   # a game report still needs its pay-table identity
+        build_content(dataclasses.replace(data, required=("rng", "shuffle", "par_sheet", "simulation", "procedures"),
+                                          entropy=None))

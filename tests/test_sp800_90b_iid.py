@@ -107,6 +107,67 @@ def test_shuffle_is_a_seeded_permutation():
     assert np.all(np.abs(hits - 4000) < 5 * np.sqrt(20_000 * 0.2 * 0.8))   # 5 sd of a cell count
 
 
+def test_fast_shuffle_and_text_equal_the_plain_ones():
+    """The register-held generator draws the same numbers and makes the same swaps as the plain
+    Fisher-Yates; the compiled decimal text is the Python join byte for byte."""
+    rng = np.random.default_rng(31)
+    for n in (1, 2, 3, 7, 255, 4096):
+        a = rng.integers(0, 256, size=n).astype(np.uint8)
+        for stream in range(4):
+            x, y = a.copy(), a.copy()
+            sx, sy = K.seed_state(np.uint64(77), stream), K.seed_state(np.uint64(77), stream)
+            K.shuffle(x, sx)
+            K.shuffle_reference(y, sy)
+            assert (x == y).all() and (sx == sy).all()
+        assert K.decimal_text(a).tobytes() == " ".join(map(str, a.tolist())).encode()
+
+
+def _plain_permutation_counts(samples, seed, permutations):
+    """5.1 one permutation at a time: shuffle with stream j, every statistic still open (bzip2
+    of the joined decimals), rank against the original, stop when all are decided."""
+    data, values, k = samples.symbols, sample_values(samples), samples.alphabet_size
+    mean, median = baseline(samples)
+
+    def stats(arrangement):
+        out = np.full(K.N_STATS, -1.0)
+        K.statistics(arrangement, values, k, mean, median, np.ones(K.N_STATS, bool), out)
+        out[18] = len(bz2.compress(" ".join(map(str, values[arrangement].tolist())).encode(), 5))
+        return out
+
+    original = stats(data)
+    counts = np.zeros((K.N_STATS, 3), dtype=np.int64)
+    open_ = np.ones(K.N_STATS, bool)
+    done = 0
+    for j in range(permutations):
+        if not open_.any():
+            break
+        d = data.copy()
+        K.shuffle_reference(d, K.seed_state(np.uint64(seed), j))
+        row = stats(d)
+        done += 1
+        for t in np.flatnonzero(open_):
+            counts[t, 0 if row[t] > original[t] else 1 if row[t] == original[t] else 2] += 1
+            if counts[t, 0] + counts[t, 1] > 5 and counts[t, 1] + counts[t, 2] > 5:
+                open_[t] = False
+    return done, counts
+
+
+@pytest.mark.parametrize("k,bits,n,seed", [(16, 4, 1500, 5), (2, 1, 2400, 3), (200, 8, 1200, 9)])
+def test_batched_permutation_tests_equal_the_plain_loop(k, bits, n, seed):
+    """Batches, threads and the bzip2 schedule change nothing: the same permutations are ranked,
+    with the same counters, as the one-at-a-time loop."""
+    rng = np.random.default_rng(n)
+    values = rng.integers(0, k, size=n)
+    if k == 2:   # a dependent chain keeps some statistics open to the end
+        values = (np.cumsum(rng.random(n) < 0.3) % 2)
+    samples = prepare(values, bits)
+    details = permutation_tests(samples, seed=seed, permutations=400).details
+    done, counts = _plain_permutation_counts(samples, seed, 400)
+    assert details["permutations_run"] == done
+    got = [[r["C0_greater"], r["C1_equal"], r["C2_less"]] for r in details["statistics"]]
+    assert got == counts.tolist()
+
+
 def test_chi_square_statistics_by_hand():
     rng = np.random.default_rng(30)
     samples = prepare(rng.integers(0, 4, size=4000), 2)
@@ -167,11 +228,25 @@ def test_permutation_test_is_reproducible_with_its_seed():
 # ---------------------------------------------------------------- restart tests (3.1.4)
 
 def test_sanity_cutoff_is_the_binomial_critical_value():
+    """90B 3.1.4.3: the count U above which a row's or column's most common value fails is the
+    binomial critical value for n = 1000, p = 2^-H_I at alpha = 0.000005 (exact tails for
+    integer H_I, where p is a power of two)."""
+    from math import comb
+
     from scipy.stats import binom
-    alpha = 1 - 0.99 ** (1 / 2000)
-    for h in (0.5, 1.0, 4.0, 7.5):
-        u = sanity_cutoff(h, alpha)
-        assert binom.sf(u, 1000, 2 ** -h) <= alpha < binom.sf(u - 1, 1000, 2 ** -h)
+
+    from certify.stats.sp800_90b.restart import SANITY_ALPHA
+    assert SANITY_ALPHA == 0.000005
+    for h in (1, 2, 4, 7):
+        # P(X > u) = sum_{j > u} C(1000, j) (2^h - 1)^(1000 - j) / 2^(1000 h): integers, exactly
+        tail = [0] * 1001
+        for u in range(999, -1, -1):
+            tail[u] = tail[u + 1] + comb(1000, u + 1) * (2 ** h - 1) ** (999 - u)
+        u = sanity_cutoff(float(h), SANITY_ALPHA)
+        assert tail[u] * 200_000 <= 2 ** (1000 * h) < tail[u - 1] * 200_000, h
+    for h in (0.5, 4.3, 7.5):
+        u = sanity_cutoff(h, SANITY_ALPHA)
+        assert binom.sf(u, 1000, 2 ** -h) <= SANITY_ALPHA < binom.sf(u - 1, 1000, 2 ** -h)
 
 
 @pytest.mark.slow

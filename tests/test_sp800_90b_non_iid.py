@@ -233,6 +233,31 @@ def test_suffix_array_of_long_repeats():
             assert suffix_array(s, width).tolist() == sorted(range(n), key=lambda i: bytes(s[i:]))
 
 
+def test_window_lcp_equals_the_suffix_array_lcp():
+    """The fast path (one sort of each suffix's first 64 bits, no suffix array) gives the suffix
+    array's LCP array exactly, or declines (None) when two suffixes share those 64 bits."""
+    from certify.stats.sp800_90b._suffix import lcp_array, suffix_array, window_lcp
+    rng = np.random.default_rng(25)
+    decided = declined = 0
+    for trial in range(300):
+        k = int(rng.choice([2, 3, 4, 16, 200, 256]))
+        n = int(rng.integers(2, 600))
+        s = rng.integers(0, k, size=n)
+        if trial % 3 == 1:   # long repeats: the fast path must decline
+            s = np.resize(s[:int(rng.integers(1, 9))], n)
+        if trial % 3 == 2:   # a zero tail: short suffixes equal to zero-padded longer ones
+            s[n // 2:] = 0
+        s = s.astype(np.uint8)
+        width = max(1, (k - 1).bit_length())
+        fast = window_lcp(s, width)
+        if fast is None:
+            declined += 1
+            continue
+        decided += 1
+        assert fast.tolist() == lcp_array(s, suffix_array(s, width)).tolist(), (k, n, trial)
+    assert decided > 100 and declined > 50
+
+
 def test_t_tuple_and_lrs_follow_the_document_formulas():
     rng = np.random.default_rng(16)
     s = (rng.random(3000) < 0.3).astype(np.uint8)

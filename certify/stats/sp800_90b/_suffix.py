@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 
 @nb.njit(cache=True, nogil=True)
@@ -188,9 +191,99 @@ def tuple_statistics(lcp):
     return v, q, pairs_w
 
 
+@nb.njit(cache=True, nogil=True)
+def _window_keys(sym, width, per):
+    """The first ``per`` symbols of every suffix in one uint64, first symbol highest, zero-padded
+    past the end (rolled from the end, O(n))."""
+    n = sym.size
+    out = np.empty(n, dtype=np.uint64)
+    k = np.uint64(0)
+    top = np.uint64(width * (per - 1))
+    for i in range(n - 1, -1, -1):
+        k = (k >> np.uint64(width)) | (np.uint64(sym[i]) << top)
+        out[i] = k
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _window_lcp(full, short_keys, short_len, short_at, width, per):
+    """The LCP array of the suffixes in sorted order, when their first ``per`` symbols decide it:
+    ``full`` the sorted keys of the suffixes of ``per`` symbols or more; the shorter suffixes
+    (``short_*``, in sorted order) go before ``full[short_at[j]]``. Returns (lcp, decided):
+    decided is False when two long suffixes share all ``per`` symbols (their order is not known)."""
+    n = full.size + short_keys.size
+    lcp = np.zeros(n, dtype=np.int64)
+    spare = 64 - width * per
+    j = 0
+    f = 0
+    prev_key = np.uint64(0)
+    prev_len = 0
+    for r in range(n):
+        if j < short_keys.size and short_at[j] == f:
+            key = short_keys[j]
+            length = short_len[j]
+            j += 1
+        else:
+            key = full[f]
+            length = per
+            f += 1
+        if r > 0:
+            x = key ^ prev_key
+            if x == 0:
+                common = per
+            else:
+                common = (_clz(x) - spare) // width
+            if common > length:
+                common = length
+            if common > prev_len:
+                common = prev_len
+            if common >= per:
+                return lcp, False
+            lcp[r] = common
+        prev_key = key
+        prev_len = length
+    return lcp, True
+
+
+@intrinsic
+def _clz(typingctx, x):
+    """Count of leading zero bits of a uint64 (LLVM ctlz)."""
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0)), ir.IntType(64))
+
+    return sig, codegen
+
+
+def window_lcp(sym: np.ndarray, width: int) -> np.ndarray | None:
+    """The suffix array's LCP array from one sort of each suffix's first 64 bits (no suffix array
+    is built), or None when two suffixes share those bits (then ``suffix_array`` is needed)."""
+    n = sym.size
+    per = 64 // width
+    if n <= per:
+        return None
+    keys = _window_keys(sym, width, per)
+    full = np.sort(keys[:n - per + 1])
+    short_keys = keys[n - per + 1:]
+    short_len = np.arange(per - 1, 0, -1, dtype=np.int64)
+    order = np.lexsort((short_len, short_keys))   # a prefix (zero-padded) before its extensions
+    short_keys, short_len = short_keys[order], short_len[order]
+    short_at = np.searchsorted(full, short_keys, side="left").astype(np.int64)
+    lcp, decided = _window_lcp(full, short_keys, short_len, short_at, width, per)
+    return lcp if decided else None
+
+
 def tuple_counts(sym: np.ndarray, width: int):
     """(v, Q, pairs) for the symbol string ``sym`` (see ``tuple_statistics``)."""
     sym = np.ascontiguousarray(sym, dtype=np.uint8)
-    sa = suffix_array(sym, width)
-    lcp = lcp_array(sym, sa)
+    lcp = window_lcp(sym, width)
+    if lcp is None:
+        lcp = suffix_lcp(sym, width)
     return tuple_statistics(lcp)
+
+
+def suffix_lcp(sym: np.ndarray, width: int) -> np.ndarray:
+    """The LCP array through the full suffix array (any string)."""
+    sa = suffix_array(sym, width)
+    return lcp_array(sym, sa)

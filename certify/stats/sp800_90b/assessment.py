@@ -72,4 +72,45 @@ def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = Fa
     return out
 
 
-__all__ = ["assess_file", "health_cutoffs", "EntropyInputError"]
+def report_basename(path) -> str:
+    """``<sample file stem>-sp800-90b``: the report's file name without suffix."""
+    return f"{Path(path).stem or 'samples'}-sp800-90b"
+
+
+def report_input(result: dict[str, Any], issued_at=None):
+    """The signed report's input (``certify.report.ReportInput``) for an ``assess_file`` result: an
+    entropy-source assessment report, whose one required section is the assessment."""
+    from certify import __version__ as suite_version
+    from certify.report import Product, ReportInput
+    from certify.report.identify import software_inventory
+    from certify.run import issued_at_or_now
+    from rng import __version__ as rng_version
+
+    iid = result["track"] == "IID"
+    seeds = []
+    methodology: dict[str, Any] = {
+        "alpha": 0.001 if iid else 0.01,
+        "multiple_testing": ("none: the data are treated as IID only if every IID test passes, each at alpha "
+                             "0.001 (the permutation tests about 0.1% per statistic, 90B 5.1)" if iid else
+                             "none: the assessment is the smallest of the estimators' 99% upper-bound "
+                             "min-entropy estimates (90B 6.3)"),
+        "sample_sizes": {"samples": result["samples"], "minimum accepted (--min-samples)": result["min_samples"]},
+        "track": f"{result['track']} (SP 800-90B {'5 and 6.3.1' if iid else '6.3'})",
+        "confidence_bounds": "Z = 2.5758293035489008 (99%, two-sided), as the NIST SP800-90B_EntropyAssessment tool",
+        "health_test_alphas": "2^-20 and 2^-40, the ends of the range 90B 4.4 recommends",
+    }
+    if iid:
+        permutation = next(t for t in result["tests"] if t["name"] == "Permutation tests")["details"]
+        seeds.append({"purpose": "permutation shuffles (xoshiro256**, one stream per permutation)",
+                      "value": int(permutation["seed"])})
+    methodology["seeds"] = seeds
+    name = Path(result["file"]).name
+    return ReportInput(
+        product=Product(game=f"Noise source samples {name}", spec="NIST SP 800-90B", spec_version="January 2018",
+                        paytable_sha256="", rng_module_version=f"rng {rng_version}",
+                        suite_version=f"certify {suite_version}"),
+        issued_at=issued_at_or_now(issued_at), methodology=methodology, software=software_inventory(),
+        entropy=result, required=("entropy",))
+
+
+__all__ = ["assess_file", "health_cutoffs", "report_basename", "report_input", "EntropyInputError"]
