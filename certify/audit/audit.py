@@ -1,0 +1,390 @@
+"""``certify audit``: every logged round against the rules, all of them against the math.
+
+One streaming pass over the logs (``certify.audit.log``), in the order given. For each round:
+
+1. **integrity**: the schema (else exit 2), round ids per table consecutive (a repeat or a step
+   back is a duplicate, a jump is missing rounds), time never going backwards per table, no card
+   dealt twice in a round, every card a card of the deck, the dealt cards the deck's own order
+   when the log gives the deck;
+2. **rules**: the round re-settled by the spec's round class (``certify.audit.rounds``): every
+   illegal action, and every wager whose logged net differs from the rules' (round, seat, wager,
+   logged, correct, the rule), the round's outcome (played / misdeal) and the progressive meter;
+   where the log declares the spec strategy, every decision that is not the strategy's;
+3. **fairness** of the cards as dealt, with ``certify.stats.cards`` (the module ``certify rng``
+   uses): the first deal of each round (the cards dealt before any decision, the same count in
+   every round; rounds dealing fewer are counted and left out) as a deal of k cards in dealing
+   order: card x position over every round (tallied as read, constant memory), and the card
+   battery (``certify.stats.battery.CARD_TESTS``: suit and rank by position, adjacent pairs, runs,
+   gaps, coupon collector, poker categories of each 5-card slot, serial independence, repeated
+   deals) on the first ``sample`` rounds; where the log gives deck orders, the same battery on
+   the decks;
+4. **math**, on the rounds that declare the spec strategy: for each wager of the PAR sheet
+   (``certify.analysis.cache.load_or_compute``), the net results of the first seat of each round
+   (seats of one round share the dealer's cards, so only one is taken) in units of its initial
+   wager, against the sheet's return table with rows of equal pays merged (chi-square,
+   ``certify.stats.gof.chisquare_gof``) and the mean against the sheet's return (RTP with its
+   confidence interval, ``certify.stats.gof.mean_return_test``; not for a wager paid from a
+   meter, whose return depends on the meter);
+5. **verdict**: Holm-Bonferroni at alpha over every statistical test
+   (``certify.stats.multiple.holm``; a log has no fresh data, so the stage-1 verdict stands: a fair
+   log fails with probability at most alpha); every exact finding (integrity, rules, decisions)
+   fails the audit outright. Exit 0 pass, 1 findings, 2 unusable input.
+
+Memory: the tallies are constant; the battery's sample holds ``sample`` x k bytes (and
+``sample`` x 52 for decks), whatever the size of the log. Findings are counted in full and the
+first :data:`KEEP_FINDINGS` of each class are kept for the report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from certify.audit.log import LogError, LogFile, read_records
+from certify.audit.rounds import Finding, compare, feed
+from certify.cards import card_str, parse_card
+
+KEEP_FINDINGS = 200
+DEFAULT_SAMPLE = 1_000_000
+CLASSES = ("integrity", "rules", "decisions")
+METER_CELL = "meter award"
+
+
+@dataclass
+class Tally:
+    """Everything the pass keeps: bounded whatever the number of rounds."""
+
+    rounds: int = 0
+    findings: dict[str, list[Finding]] = field(default_factory=lambda: {c: [] for c in CLASSES})
+    counts: Counter = field(default_factory=Counter)
+    k: int | None = None                      # cards in the first deal (the positions tested)
+    short_deals: int = 0
+    positions: np.ndarray | None = None       # k x 52 card-position counts, every round
+    sample: list[np.ndarray] = field(default_factory=list)
+    sample_rows: int = 0
+    decks: list[np.ndarray] = field(default_factory=list)
+    deck_rows: int = 0
+    declared: int = 0                         # rounds that declare the spec strategy
+    decisions: int = 0
+    free_deviations: int = 0                  # free play: decisions other than the spec strategy's
+    nets: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    last: dict[str, tuple[int, datetime, str]] = field(default_factory=dict)
+
+    def add(self, finding: Finding) -> None:
+        self.counts[finding.kind] += 1
+        kept = self.findings[finding.kind]
+        if len(kept) < KEEP_FINDINGS:
+            kept.append(finding)
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _first_deal(record: dict, dealt: list[int]) -> int:
+    """How many cards the log deals before its first decision (or board card)."""
+    count = 0
+    for action in record["actions"]:
+        if action["type"] == "deal":
+            if action["to"] == "board":
+                break
+            count += len(action["cards"])
+        elif action["type"] in ("decision", "void_seat", "reveal"):
+            break
+    return min(count, len(dealt))
+
+
+class Auditor:
+    def __init__(self, spec, sheet=None, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE):
+        from certify.games import engine
+
+        self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
+        self.tally = Tally()
+        try:
+            self.strategy = engine(spec).strategy_from_spec(spec)
+        except ValueError:
+            self.strategy = None
+        self.sides = {w.name.lower(): w for w in sheet.wagers} if sheet is not None else {}
+
+    # ------------------------------------------------------------------ one round
+    def round(self, record: dict, where: str) -> None:
+        t = self.tally
+        t.rounds += 1
+        self._sequence(record, where)
+        declared = record.get("strategy") == "spec"
+        fed = feed(self.spec, record, self.strategy if self.strategy is not None else None, f"{where}: ")
+        t.decisions += fed.decisions
+        for finding in fed.findings:
+            if finding.kind == "decisions" and not declared:
+                t.free_deviations += 1
+                continue
+            t.add(finding)
+        self._deck(record, fed.dealt, where)
+        self._cards(record, fed.dealt)
+        if fed.round is None:
+            return
+        differences = compare(self.spec, record, fed, f"{where}: ")
+        for finding in differences:
+            t.add(finding)
+        if declared:
+            t.declared += 1
+            if self.sheet is not None:
+                self._nets(record)
+
+    def _sequence(self, record: dict, where: str) -> None:
+        t = self.tally
+        table, number = record["table"], record["round"]
+        try:
+            stamp = _time(record["time"])
+        except ValueError as exc:
+            raise LogError(f"{where}: time: expected an ISO 8601 time, got {record['time']!r} ({exc})") from None
+        if stamp.tzinfo is None:
+            raise LogError(f"{where}: time: expected a UTC offset or Z, got {record['time']!r}")
+        previous = t.last.get(table)
+        if previous is not None:
+            last_number, last_time, last_where = previous
+            if number <= last_number:
+                t.add(Finding("integrity", f"round id {number} repeats or goes back at table {table!r} "
+                                           f"(round {last_number} at {last_where})", number, f"{where}: round"))
+            elif number > last_number + 1:
+                t.add(Finding("integrity", f"rounds {last_number + 1}..{number - 1} of table {table!r} are missing",
+                              number, f"{where}: round", {"missing": number - last_number - 1}))
+            if stamp < last_time:
+                t.add(Finding("integrity", f"time goes backwards at table {table!r}: {record['time']} after "
+                                           f"{last_time.isoformat()}", number, f"{where}: time"))
+        t.last[table] = (max(number, previous[0]) if previous else number,
+                         max(stamp, previous[1]) if previous else stamp, where)
+
+    def _deck(self, record: dict, dealt: list[int], where: str) -> None:
+        if "deck" not in record:
+            return
+        t = self.tally
+        try:
+            deck = [parse_card(c) for c in record["deck"]]
+        except ValueError as exc:
+            t.add(Finding("integrity", f"deck: card not in the deck: {exc}", record["round"], f"{where}: deck"))
+            return
+        if len(set(deck)) != len(deck) or len(deck) != 52:
+            t.add(Finding("integrity", f"deck: expected the 52 distinct cards of the deck, got {len(deck)} cards, "
+                                       f"{len(set(deck))} distinct", record["round"], f"{where}: deck"))
+            return
+        if deck[:len(dealt)] != dealt:
+            at = next(i for i, (a, b) in enumerate(zip(deck, dealt)) if a != b) if dealt else 0
+            t.add(Finding("integrity", f"the cards dealt are not the deck's order: card {at + 1} dealt "
+                                       f"{card_str(dealt[at])}, the deck has {card_str(deck[at])}",
+                          record["round"], f"{where}: deck"))
+        if t.deck_rows < self.sample_limit:
+            t.decks.append(np.array(deck, dtype=np.uint8))
+            t.deck_rows += 1
+
+    def _cards(self, record: dict, dealt: list[int]) -> None:
+        t = self.tally
+        if not dealt or len(set(dealt)) != len(dealt):
+            return
+        first = _first_deal(record, dealt)
+        if t.k is None:
+            t.k = first
+            t.positions = np.zeros((first, 52), dtype=np.int64)
+        if first < t.k or t.k == 0:
+            t.short_deals += 1
+            return
+        row = np.array(dealt[:t.k], dtype=np.uint8)
+        t.positions[np.arange(t.k), row] += 1
+        if t.sample_rows < self.sample_limit:
+            t.sample.append(row)
+            t.sample_rows += 1
+
+    def _nets(self, record: dict) -> None:
+        """The first seat with an accepted initial wager: its net per PAR-sheet wager, in wager units."""
+        placed: dict[int, dict[str, Decimal]] = {}
+        voided = {a["seat"] for a in record["actions"] if a["type"] == "void_seat"}
+        for a in record["actions"]:
+            if a["type"] == "wager" and a["seat"] not in voided:
+                placed.setdefault(a["seat"], {})[a["wager"]] = Decimal(a["amount"])
+        if not placed or record["outcome"] != "played":
+            return
+        seat = next(s["seat"] for s in record["seats"] if s["seat"] in placed)
+        wagers = placed[seat]
+        first = next(iter(wagers.values()))
+        nets = {e["wager"]: Decimal(e["net"]) for e in record["settlement"] if e["seat"] == seat}
+        main = sum((v for k, v in nets.items() if k not in self.sides), Decimal(0))
+        self.tally.nets[self._main_name()][Fraction(main) / Fraction(first)] += 1
+        for name, amount in wagers.items():
+            if name in self.sides and name in nets:
+                self.tally.nets[self.sides[name].name][Fraction(nets[name]) / Fraction(amount)] += 1
+
+    def _main_name(self) -> str:
+        names = [w.name for w in self.sheet.wagers]
+        return next((n for n in ("main game (spec strategy)", "main game") if n in names), self.sheet.main.name)
+
+    # ------------------------------------------------------------------ the tests
+    def tests(self) -> dict[str, list]:
+        return {"fairness": self._fairness(), "math": self._math()}
+
+    def _fairness(self) -> list:
+        from certify.stats import cards
+        from certify.stats.battery import CARD_TESTS
+
+        t, alpha, out = self.tally, self.alpha, []
+        if t.k and t.sample_rows:
+            out.append(_named(cards.card_position_table(t.positions, int(t.positions[0].sum()), alpha),
+                              "dealt cards: CardPosition (every round)"))
+            sample = np.vstack(t.sample)
+            for name, test in CARD_TESTS:
+                if name == "CardPosition" and len(sample) == int(t.positions[0].sum()):
+                    continue       # the whole log is the sample: the test above is this one
+                out.append(_named(test(sample, alpha), f"dealt cards: {name}"))
+        if t.deck_rows:
+            decks = np.vstack(t.decks)
+            for name, test in CARD_TESTS:
+                out.append(_named(test(decks, alpha), f"deck orders: {name}"))
+        return out
+
+    def _math(self) -> list:
+        from certify.stats.gof import chisquare_gof, mean_return_test
+        from certify.stats.result import TestResult
+
+        out = []
+        if self.sheet is None:
+            return out
+        for wager in self.sheet.wagers:
+            observed = self.tally.nets.get(wager.name)
+            if not observed:
+                continue
+            cells: dict[Any, Fraction] = {}
+            for row in wager.rows:
+                key = METER_CELL if row.meter_share else Fraction(row.pays)
+                cells[key] = cells.get(key, Fraction(0)) + Fraction(row.probability)
+            counts = Counter()
+            unknown = Counter()
+            for net, n in observed.items():
+                if net in cells:
+                    counts[net] += n
+                elif METER_CELL in cells and net > max((k for k in cells if k != METER_CELL), default=net):
+                    counts[METER_CELL] += n
+                else:
+                    unknown[net] += n
+            labels = [str(k) for k in cells]
+            name = f"{wager.name}: "
+            n = sum(observed.values())
+            if unknown:
+                out.append(TestResult(name=name + "nets in the return table", statistic=float(sum(unknown.values())),
+                                      pvalue=None, alpha=self.alpha, passed=False, n=n,
+                                      looked_at="every net result is one of the PAR sheet's pays (exact)",
+                                      details={"not_in_table": {str(k): v for k, v in unknown.items()}}))
+            chi = chisquare_gof([counts[k] for k in cells], [float(p) for p in cells.values()],
+                                alpha=self.alpha, name=name + "outcome frequencies",
+                                cell_labels=[f"net {lab}" for lab in labels],
+                                looked_at=f"net results of {n:,} rounds (first seat, spec strategy) against "
+                                          f"the PAR sheet, rows of equal pays merged")
+            chi.details.update({"labels": [f"net {lab}" for lab in labels], "observed": [counts[k] for k in cells],
+                                "expected": [float(p) * n for p in cells.values()]})
+            out.append(chi)
+            if METER_CELL not in cells:
+                keys = [k for k in cells]
+                out.append(mean_return_test(np.array([counts[k] for k in keys], dtype=np.float64),
+                                            np.array([float(k) for k in keys]), float(wager.expected_return),
+                                            wager.std_dev, alpha=self.alpha, name=name + "RTP"))
+        return out
+
+    # ------------------------------------------------------------------ the verdict
+    def verdict(self, files: list[LogFile]) -> dict[str, Any]:
+        from certify.stats.multiple import Unconfirmable, confirm, holm
+
+        t = self.tally
+        tests = self.tests()
+        every = tests["fairness"] + tests["math"]
+        statistical = {r.name: r.pvalue for r in every if r.applicable and r.pvalue is not None}
+        exact_fail = [r.name for r in every if r.applicable and r.pvalue is None and not r.passed]
+
+        def no_fresh_data(_names):
+            raise Unconfirmable("a log is read to its end: there are no fresh rounds to repeat a test on")
+
+        family = holm(statistical, self.alpha) if statistical else None
+        confirmed = confirm(family, no_fresh_data) if family is not None else None
+        findings = sum(t.counts[c] for c in CLASSES)
+        passed = findings == 0 and not exact_fail and (confirmed is None or confirmed.passed)
+        return {
+            "schema": "certify.audit/1",
+            "spec": {"name": self.spec.name, "version": str(self.spec.version)},
+            "passed": passed,
+            "verdict": "PASS" if passed else "FAIL",
+            "alpha": self.alpha,
+            "false_alarm_rate": f"a fair, correctly settled log fails with probability at most alpha = {self.alpha}"
+                                " (Holm-Bonferroni over the statistical tests; exact findings have none)",
+            "files": [f.to_dict() for f in files],
+            "rounds": t.rounds,
+            "period": _period(files),
+            "findings": {c: {"count": t.counts[c], "first": [f.to_dict() for f in t.findings[c]]} for c in CLASSES},
+            "fairness": {"positions": t.k, "rounds_tallied": int(t.positions[0].sum()) if t.k else 0,
+                         "short_first_deals": t.short_deals, "battery_sample": t.sample_rows,
+                         "deck_orders": t.deck_rows,
+                         "tests": [r.to_dict() for r in tests["fairness"]]},
+            "math": {"declared_rounds": t.declared, "par_sheet": getattr(self.sheet, "spec", None) and
+                     self.sheet.spec, "tests": [r.to_dict() for r in tests["math"]],
+                     "free_play_decisions": t.decisions if not t.declared else None,
+                     "free_play_deviations_from_spec_strategy": t.free_deviations},
+            "family": None if family is None else family.to_dict(),
+            "confirmation": None if confirmed is None else confirmed.to_dict(),
+            "exact_failures": exact_fail,
+        }
+
+
+def _named(result, name: str):
+    from dataclasses import replace
+
+    return replace(result, name=name)
+
+
+def _period(files: list[LogFile]) -> list[str | None]:
+    firsts = [f.first_time for f in files if f.first_time]
+    lasts = [f.last_time for f in files if f.last_time]
+    return [min(firsts, key=_time) if firsts else None, max(lasts, key=_time) if lasts else None]
+
+
+def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE,
+          use_cache: bool = True, progress=None) -> dict[str, Any]:
+    """Audit the logs (in the order given, one pass); returns the result dict (``verdict``...).
+    Raises ``LogError`` (exit 2) for a log that cannot be read, an empty log included."""
+    from certify.validate import check_alpha
+
+    from certify.analysis.cache import load_or_compute
+
+    alpha = check_alpha(alpha)
+    sheet, provenance = load_or_compute(spec, use_cache=use_cache)
+    auditor = Auditor(spec, sheet, alpha, sample)
+    files = []
+    start, cpu = time.perf_counter(), time.process_time()
+    for path in paths:
+        info = LogFile(str(path))
+        for number, record in read_records(path, spec, info):
+            auditor.round(record, f"{path}:{number}")
+            info.rounds += 1
+            info.tables.add(record["table"])
+            if info.first_time is None or _time(record["time"]) < _time(info.first_time):
+                info.first_time = record["time"]
+            if info.last_time is None or _time(record["time"]) > _time(info.last_time):
+                info.last_time = record["time"]
+        if info.rounds == 0:
+            raise LogError(f"{path}: the log holds no round: an empty log cannot be audited")
+        files.append(info)
+        if progress:
+            progress(f"{path}: {info.rounds:,} rounds")
+    if not files:
+        raise LogError("no log given")
+    read_wall, read_cpu = time.perf_counter() - start, time.process_time() - cpu
+    result = auditor.verdict(files)
+    result["par_provenance"] = provenance.to_dict() if provenance is not None else None
+    result["timing"] = {"read_and_resettle_wall_s": round(read_wall, 3), "read_and_resettle_cpu_s": round(read_cpu, 3),
+                        "tests_wall_s": round(time.perf_counter() - start - read_wall, 3),
+                        "rounds_per_s_cpu": round(auditor.tally.rounds / read_cpu, 1) if read_cpu else None}
+    result["_sheet"] = sheet
+    return result
