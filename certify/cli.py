@@ -889,6 +889,38 @@ def audit_command(logs, spec, alpha, sample, json_path, report_dir, issued_at, k
         sys.exit(code)
 
 
+@cli.command("drive")
+@click.option("--engine", "command", required=True,
+              help="The engine's command line; it speaks the certify-drive/1 protocol (docs/round-log.md).")
+@click.option("--spec", required=True, help="The spec the engine plays (name in specs/ or a path).")
+@click.option("--rounds", type=click_number(1, 10**9, integer=True), required=True, help="Rounds to play.")
+@click.option("--seed", type=click_number(0, 2**63 - 1, integer=True), default=0, show_default=True,
+              help="Seed of the harness's wagers and random decisions.")
+@click.option("--play", type=click.Choice(["spec", "random"]), default="spec", show_default=True,
+              help="Answer decisions by the spec's strategy (outcomes then tested against the PAR sheet) or by "
+                   "a seeded random legal choice (every branch played).")
+@click.option("--seats", type=click_number(1, 16, integer=True), default=1, show_default=True)
+@click.option("--timeout", type=click_number(0.1, 3600, why="seconds one round may take"), default=10.0,
+              show_default=True, help="Seconds the engine may take for one round.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default="drive.jsonl", show_default=True,
+              callback=_writable_target, help="Where the round log is written (only when every round completed).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
+              help="Write the audit of the log as JSON.")
+@_NO_CACHE
+def drive_command(command, spec, rounds, seed, play, seats, timeout, log_path, json_path, no_cache) -> None:
+    """Drive an engine the suite did not write: place wagers, answer its decisions, log every round,
+    then audit the log (certify audit).
+
+    Exit 0 when the audit passes, 1 when the engine crashes, hangs, breaks the protocol or lies
+    (the round is named; no log is written) or the audit finds anything, 2 on a usage error."""
+    from certify.audit.cli import run_drive
+
+    code = run_drive(command, spec, rounds=rounds, seed=seed, play=play, seats=seats, timeout=timeout,
+                     log_path=log_path, json_path=json_path, no_cache=no_cache)
+    if code:
+        sys.exit(code)
+
+
 def main() -> None:
     cli(prog_name="certify")
 

@@ -79,6 +79,20 @@ def run_audit(logs, spec_ref: str, *, alpha: float, sample: int, json_path, repo
     return 0 if result["passed"] else 1
 
 
+def run_drive(command: str, spec_ref: str, *, rounds: int, seed: int, play: str, seats: int, timeout: float,
+              log_path: str, json_path, no_cache: bool) -> int:
+    from certify.audit.drive import drive
+    from certify.spec import load_spec
+
+    spec = load_spec(spec_ref)
+    run = drive(command, spec, rounds, log_path, seed=seed, play=play, seats=seats, timeout=timeout)
+    click.echo(f"drove {run['engine'] or command}: {run['rounds']:,} rounds in {run['wall_s']:.2f} s "
+               f"({run['rounds_per_s']:,} rounds/s; harness CPU {run['harness_cpu_s']:.2f} s); wrote {log_path}")
+    return run_audit([log_path], spec_ref, alpha=0.01, sample=1_000_000, json_path=json_path, report_dir=None,
+                     issued_at=None, key_dir=None, passphrase_file=None, allow_insecure_key=False,
+                     no_cache=no_cache, passphrase_source=None, warn_about_key=None)
+
+
 def _basename(spec) -> str:
     return f"audit-{spec.name}-{spec.version}"
 

@@ -86,9 +86,10 @@ def open_round(spec, record: dict):
     return round_class(spec).from_open(spec, event)
 
 
-def feed(spec, record: dict, strategy=None, where: str = "") -> Fed:
+def feed(spec, record: dict, strategy=None, where: str = "", finished: bool = True) -> Fed:
     """Feed one record's actions to the spec's round class; ``strategy``: also count the decisions
-    that differ from it (the spec's strategy)."""
+    that differ from it (the spec's strategy). ``finished=False``: the actions of a round still in
+    play (``certify drive`` mirrors a round to answer a decision)."""
     fed = Fed()
     rid = record["round"]
     index = {}
@@ -181,7 +182,7 @@ def feed(spec, record: dict, strategy=None, where: str = "") -> Fed:
         fed.findings.append(Finding("rules", f"illegal action: {exc.reason}", rid, f"{where}actions"))
         fed.round = None
         return fed
-    if rnd.phase != "settled":
+    if finished and rnd.phase != "settled":
         fed.findings.append(Finding("rules", f"the round is not finished by its actions: the rules still await "
                                     f"input (phase {rnd.phase!r})", rid, f"{where}actions"))
         fed.round = None
