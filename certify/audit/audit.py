@@ -49,8 +49,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from certify.audit.log import LogError, LogFile, read_records
-from certify.audit.rounds import Finding, compare, feed
-from certify.cards import card_str, parse_card
+from certify.audit.rounds import Finding, card_code, compare, feed
+from certify.cards import card_str
 
 KEEP_FINDINGS = 200
 DEFAULT_SAMPLE = 1_000_000
@@ -168,7 +168,7 @@ class Auditor:
             return
         t = self.tally
         try:
-            deck = [parse_card(c) for c in record["deck"]]
+            deck = [card_code(c) for c in record["deck"]]
         except ValueError as exc:
             t.add(Finding("integrity", f"deck: card not in the deck: {exc}", record["round"], f"{where}: deck"))
             return

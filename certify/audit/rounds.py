@@ -38,6 +38,12 @@ from certify.games import round_class
 from certify.games.base import IllegalAction, make_event
 
 LOG_FORMAT = "certify-round-log/1"
+_CODES = {card_str(c): c for c in range(52)}   # the canonical tokens ("As"); others go through parse_card
+
+
+def card_code(token: str) -> int:
+    code = _CODES.get(token)
+    return parse_card(token) if code is None else code
 
 
 @dataclass
@@ -71,7 +77,7 @@ def _cards(tokens: Sequence[str], fed: Fed, rid, where: str) -> list[int] | None
     out = []
     for i, token in enumerate(tokens):
         try:
-            out.append(parse_card(token))
+            out.append(card_code(token))
         except CardError as exc:
             fed.findings.append(Finding("integrity", f"card not in the deck: {exc}", rid, f"{where}[{i}]"))
             return None
@@ -136,7 +142,7 @@ def feed(spec, record: dict, strategy=None, where: str = "", finished: bool = Tr
         kind = action["type"]
         try:
             if kind == "deal":
-                cards = [parse_card(t) for t in action["cards"]]
+                cards = [card_code(t) for t in action["cards"]]
                 to = action["to"]
                 if not first_done and to != "board":
                     if first_deal is None:

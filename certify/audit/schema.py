@@ -63,7 +63,7 @@ class Validator:
 
     def first_error(self, instance: Any) -> tuple[str, str] | None:
         error = self._check(instance, ())
-        return None if error is None else (_render(error[0]), error[1])
+        return None if error is None else (_render(error[0]), _text(error[1]))
 
     def _compile(self, schema: Any):
         if schema is True:
@@ -82,20 +82,25 @@ class Validator:
                     node = node[part]
                 self._refs[ref] = self._compile(node)
             refs = self._refs
+            if refs[ref] is not None and len(schema) == 1:
+                return refs[ref]                  # a plain reference: the target's check itself
             checks.append(lambda value, at: refs[ref](value, at))
         kind = schema.get("type")
+        if kind == "string" and set(schema) <= {"type", "minLength", "maxLength", "pattern", "description"}:
+            return self._string(schema)           # one closure for the commonest leaf (cards, amounts)
         if kind is not None:
             test, article = _TYPES[kind], "an" if kind[0] in "aeiou" else "a"
-            checks.append(lambda value, at: None if test(value) else (at, f"expected {article} {kind}, got {_show(value)}"))
+            checks.append(lambda value, at: None if test(value) else
+                          (at, lambda: f"expected {article} {kind}, got {_show(value)}"))
         if "const" in schema:
             const = schema["const"]
             checks.append(lambda value, at: None if value == const and type(value) is type(const)
-                          else (at, f"expected {json.dumps(const)}, got {_show(value)}"))
+                          else (at, lambda: f"expected {json.dumps(const)}, got {_show(value)}"))
         if "enum" in schema:
             options = schema["enum"]
             text = ", ".join(json.dumps(e) for e in options)
             checks.append(lambda value, at: None if any(value == e and type(value) is type(e) for e in options)
-                          else (at, f"expected one of {text}, got {_show(value)}"))
+                          else (at, lambda: f"expected one of {text}, got {_show(value)}"))
         checks += self._scalars(schema)
         if any(k in schema for k in ("required", "properties", "additionalProperties")):
             checks.append(self._object(schema))
@@ -108,7 +113,7 @@ class Validator:
 
             def any_of(value, at):
                 errors = [check(value, at) for check in options_any]
-                return None if not all(errors) else (at, " or ".join(e[1] for e in errors))
+                return None if not all(errors) else (at, lambda: " or ".join(_text(e[1]) for e in errors))
             checks.append(any_of)
         if "if" in schema and "then" in schema:
             condition, then = self._compile(schema["if"]), self._compile(schema["then"])
@@ -124,6 +129,20 @@ class Validator:
             return None
         return all_of
 
+    def _string(self, schema: dict):
+        low, high = schema.get("minLength", 0), schema.get("maxLength", 1 << 62)
+        match = re.compile(schema["pattern"]).search if "pattern" in schema else None
+
+        def check(value, at):
+            if type(value) is not str:
+                return at, lambda: f"expected a string, got {_show(value)}"
+            if not low <= len(value) <= high:
+                return at, lambda: f"expected {low} to {high} characters, got {_show(value)}"
+            if match is not None and not match(value):
+                return at, lambda: f"expected a string matching {schema['pattern']}, got {_show(value)}"
+            return None
+        return check
+
     def _scalars(self, schema: dict) -> list:
         checks = []
         low, high = schema.get("minLength", 0), schema.get("maxLength")
@@ -137,7 +156,7 @@ class Validator:
                 if high is not None and len(value) > high:
                     return at, f"expected at most {high} characters, got {_show(value)}"
                 if pattern is not None and not pattern.search(value):
-                    return at, f"expected a string matching {pattern.pattern}, got {_show(value)}"
+                    return at, lambda: f"expected a string matching {pattern.pattern}, got {_show(value)}"
                 return None
             checks.append(string)
         if "minimum" in schema or "maximum" in schema:
@@ -198,6 +217,11 @@ class Validator:
                         return error
             return None
         return check
+
+
+def _text(message) -> str:
+    """A message, built only now when it was deferred (a failed ``if`` is no error to report)."""
+    return message() if callable(message) else message
 
 
 def _render(at: tuple) -> str:

@@ -50,6 +50,8 @@ def cents_down(amount: Decimal) -> Decimal:
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, (str, int, Decimal)) or value is None:   # the common case, before the slow ABC check
+        return value
     if isinstance(value, Mapping):
         return tuple((k, _freeze(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
