@@ -95,6 +95,9 @@ class Table:
             time.sleep(3600)
         deck = DECK[:]
         self.shuffler.shuffle(deck)
+        if self.fault == "redeal-big-wins" and self.shuffler.random() < 0.5 and any(
+                evaluate(deck[5 * i:5 * i + 5])[0] >= STRAIGHT for i in range(len(seats))):
+            self.shuffler.shuffle(deck)      # a straight or better would be paid: deal again
         actions = []
         for s in seats:
             for wager, amount in s["wagers"].items():
@@ -173,7 +176,7 @@ class Table:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fault", choices=["flush-pays-4", "duplicate-card", "hang", "crash", "lie"])
+    parser.add_argument("--fault", choices=["flush-pays-4", "duplicate-card", "hang", "crash", "lie", "redeal-big-wins"])
     parser.add_argument("--seed", type=int, default=None,
                         help="shuffle with random.Random(SEED) instead of the OS generator (reproducible tests)")
     args = parser.parse_args()
