@@ -360,3 +360,50 @@ def test_schema_validator_names_the_field():
                                                       "expected a string, got 7")
     with pytest.raises(ValueError, match="not supported"):
         Validator({"type": "object", "oneOf": []})
+
+
+# ------------------------------------------------------------------ every spec, no per-game code
+
+@pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
+                                  "texas_holdem_bonus", "texas_holdem_bonus_2x"])
+def test_every_spec_of_the_suite_is_audited(tmp_path, name):
+    from certify.audit import sample
+
+    spec = load_spec(name)
+    recs = list(sample.records(spec, 30, 3, seats=min(2, spec.seats), play="random"))
+    code, data = audit_json(tmp_path, recs, spec=name)
+    assert code == 0 and data["rounds"] == 30 and data["findings"]["rules"]["count"] == 0
+    paid = next(r for r in recs if any(Decimal(e["net"]) > 0 for e in r["settlement"]))
+    entry = next(e for e in paid["settlement"] if Decimal(e["net"]) > 0)
+    entry["net"] = str(Decimal(entry["net"]) - Decimal("0.01"))
+    code, data = audit_json(tmp_path, recs, spec=name)
+    assert code == 1 and data["findings"]["rules"]["count"] == 1
+
+
+def _dead_hand_round() -> dict:
+    """Caribbean Stud, two seats: seat 2 is dealt four cards (a dead hand: its wagers returned)."""
+    from certify.audit.rounds import record_of
+    from certify.cards import parse_cards
+    from certify.games.stud import StudRound
+
+    spec = load_spec("caribbean_stud")
+    rnd = StudRound(spec, balances=[None, None], meter="10000.00")
+    for seat in (0, 1):
+        rnd.place_wager(seat=seat, wager="ante", amount=Decimal("1.00"))
+    rnd.place_wager(seat=1, wager="progressive", amount=Decimal("1.00"))
+    rnd.lock_out()
+    rnd.deal(hands=[tuple(parse_cards("2h 7h 9h Jh Kh")), tuple(parse_cards("2c 3c 4c 5c"))],
+             dealer=tuple(parse_cards("As Kd 3d 4d 9s")))
+    rnd.act(seat=0, action="bet")
+    return record_of(rnd, 1, "T9", "2026-02-01T10:00:00Z", seat_numbers=[1, 2])
+
+
+def test_dead_hand_handled_as_the_spec_says(tmp_path):
+    record = _dead_hand_round()
+    dead = [e for e in record["settlement"] if e["seat"] == 2]
+    assert dead and all(e["net"] == "0" for e in dead)
+    assert audit_json(tmp_path, [record])[0] == 0
+    dead[0]["net"] = "-1.00"     # an engine that keeps a dead hand's Ante
+    code, data = audit_json(tmp_path, [record])
+    f = data["findings"]["rules"]["first"][0]
+    assert code == 1 and f["seat"] == 2 and "dead hand: 4 cards dealt, expected 5" in f["rule"]
