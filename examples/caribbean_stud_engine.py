@@ -73,10 +73,11 @@ def evaluate(hand: list[str]) -> tuple:
     return (HIGH, ranks)
 
 
-def dealer_qualifies(value: tuple) -> bool:
-    """Ace and King or better."""
+def dealer_qualifies(value: tuple, fault: str | None = None) -> bool:
+    """Ace and King or better (the ``qualify-aq`` fault: Ace and Queen)."""
     category, ranks = value
-    return category > HIGH or (ranks[0] == 12 and ranks[1] == 11)
+    second = 10 if fault == "qualify-aq" else 11
+    return category > HIGH or (ranks[0] == 12 and ranks[1] >= second)
 
 
 class Table:
@@ -131,7 +132,7 @@ class Table:
         """Each wager's net; the meter pays its shares (cents down) and resets after a royal."""
         meter_before = self.meter
         dealer_value = evaluate(dealer)
-        qualifies = dealer_qualifies(dealer_value)
+        qualifies = dealer_qualifies(dealer_value, self.fault)
         values = {seat: evaluate(hand) for seat, hand in hands.items()}
         in_progressive = [s["seat"] for s in seats if "progressive" in s["wagers"] and decisions[s["seat"]] == "bet"]
         royals = sum(1 for seat in in_progressive if values[seat][0] == ROYAL)
@@ -176,7 +177,8 @@ class Table:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fault", choices=["flush-pays-4", "duplicate-card", "hang", "crash", "lie", "redeal-big-wins"])
+    parser.add_argument("--fault", choices=["flush-pays-4", "duplicate-card", "hang", "crash", "lie", "redeal-big-wins",
+                                            "qualify-aq"])
     parser.add_argument("--seed", type=int, default=None,
                         help="shuffle with random.Random(SEED) instead of the OS generator (reproducible tests)")
     args = parser.parse_args()
