@@ -899,7 +899,8 @@ def audit_command(logs, spec, alpha, sample, json_path, report_dir, issued_at, k
 @click.option("--play", type=click.Choice(["spec", "random"]), default="spec", show_default=True,
               help="Answer decisions by the spec's strategy (outcomes then tested against the PAR sheet) or by "
                    "a seeded random legal choice (every branch played).")
-@click.option("--seats", type=click_number(1, 16, integer=True), default=1, show_default=True)
+@click.option("--seats", type=click_number(1, 16, integer=True), default=1, show_default=True,
+              help="Seats the harness plays (at most the spec's).")
 @click.option("--timeout", type=click_number(0.1, 3600, why="seconds one round may take"), default=10.0,
               show_default=True, help="Seconds the engine may take for one round.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default="drive.jsonl", show_default=True,

@@ -407,3 +407,13 @@ def test_dead_hand_handled_as_the_spec_says(tmp_path):
     code, data = audit_json(tmp_path, [record])
     f = data["findings"]["rules"]["first"][0]
     assert code == 1 and f["seat"] == 2 and "dead hand: 4 cards dealt, expected 5" in f["rule"]
+
+
+def test_missing_folder_or_fifo_is_refused_before_any_work(tmp_path):
+    import os
+
+    assert "cannot read the log" in _exit2(tmp_path, tmp_path / "nope.jsonl")
+    assert "is a directory" in _exit2(tmp_path, tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert "not a regular file" in _exit2(tmp_path, fifo)

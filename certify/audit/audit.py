@@ -48,7 +48,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from certify.audit.log import LogError, LogFile, read_records
+from certify.audit.log import LogError, LogFile, check_log_path, read_records
 from certify.audit.rounds import Finding, card_code, compare, feed
 from certify.cards import card_str
 
@@ -359,6 +359,9 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     from certify.analysis.cache import load_or_compute
 
     alpha = check_alpha(alpha)
+    paths = list(paths)
+    for path in paths:          # a missing or unreadable log is refused before the PAR sheet (minutes)
+        check_log_path(path)
     sheet, provenance = load_or_compute(spec, use_cache=use_cache)
     auditor = Auditor(spec, sheet, alpha, sample)
     files = []

@@ -12,6 +12,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import stat
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,12 +104,25 @@ def _lines(stream, where: str) -> Iterator[tuple[int, bytes]]:
                        f"({len(buffer)} bytes: {excerpt(buffer[:60].decode('utf-8', 'replace'))})")
 
 
+def check_log_path(path: str | Path) -> None:
+    """A log must be a regular file we can read (a FIFO or a device is refused: it may never end)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise LogError(f"{path}: cannot read the log: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise LogError(f"{path}: not a regular file (a log is a file of JSON lines)")
+    if not os.access(path, os.R_OK):
+        raise LogError(f"{path}: cannot read the log: permission denied")
+
+
 def read_records(path: str | Path, spec, info: LogFile | None = None) -> Iterator[tuple[int, dict]]:
     """``(line number, record)`` for every round of one log, validated against the schema and the spec."""
     path = Path(path)
     where = str(path)
     info = info if info is not None else LogFile(where)
     validator = round_log_validator(1)
+    check_log_path(path)
     try:
         raw = open(path, "rb")
     except OSError as exc:
