@@ -417,3 +417,18 @@ def test_missing_folder_or_fifo_is_refused_before_any_work(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     assert "not a regular file" in _exit2(tmp_path, fifo)
+
+
+def test_seats_coming_and_going_keep_every_round_in_the_card_tests(tmp_path):
+    """Three seats (20 cards in the first deal) then one seat (10 cards) at another table: the card
+    tests take the first 10 cards of every round."""
+    from certify.audit import sample
+
+    recs = records(CS) + list(sample.records(load_spec("caribbean_stud"), 20, 8, table="CS-2"))
+    code, data = audit_json(tmp_path, recs)
+    assert code == 0
+    fairness = data["fairness"]
+    assert fairness["positions"] == 10 and fairness["short_first_deals"] == 0
+    assert fairness["first_deal_sizes"] == {"10": 20, "20": len(records(CS))}
+    position = next(t for t in fairness["tests"] if t["name"] == "dealt cards: CardPosition (every round)")
+    assert position["n"] == len(recs)

@@ -11,9 +11,10 @@ One streaming pass over the logs (``certify.audit.log``), in the order given. Fo
    logged, correct, the rule), the round's outcome (played / misdeal) and the progressive meter;
    where the log declares the spec strategy, every decision that is not the strategy's;
 3. **fairness** of the cards as dealt, with ``certify.stats.cards`` (the module ``certify rng``
-   uses): the first deal of each round (the cards dealt before any decision, the same count in
-   every round; rounds dealing fewer are counted and left out) as a deal of k cards in dealing
-   order: card x position over every round (tallied as read, constant memory), and the card
+   uses): the first k cards of each round's first deal (the cards dealt before any decision; k the
+   smallest first-deal size of at least 1% of the rounds, as seats come and go: rounds dealing
+   fewer are counted and left out) as a deal of k cards in dealing order: card x position over
+   every round (tallied as read, constant memory), and the card
    battery (``certify.stats.battery.CARD_TESTS``: suit and rank by position, adjacent pairs, runs,
    gaps, coupon collector, poker categories of each 5-card slot, serial independence, repeated
    deals) on the first ``sample`` rounds; where the log gives deck orders, the same battery on
@@ -65,11 +66,11 @@ class Tally:
     rounds: int = 0
     findings: dict[str, list[Finding]] = field(default_factory=lambda: {c: [] for c in CLASSES})
     counts: Counter = field(default_factory=Counter)
-    k: int | None = None                      # cards in the first deal (the positions tested)
-    short_deals: int = 0
-    positions: np.ndarray | None = None       # k x 52 card-position counts, every round
-    sample: list[np.ndarray] = field(default_factory=list)
+    positions: dict[int, np.ndarray] = field(default_factory=dict)   # first-deal size k -> k x 52 counts
+    sample: dict[int, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
     sample_rows: int = 0
+    k: int | None = None                      # the positions tested (chosen at the end: ``choose_k``)
+    short_deals: int = 0                      # rounds whose first deal is shorter than k (left out)
     decks: list[np.ndarray] = field(default_factory=list)
     deck_rows: int = 0
     declared: int = 0                         # rounds that declare the spec strategy
@@ -190,17 +191,29 @@ class Auditor:
         if not dealt or len(set(dealt)) != len(dealt):
             return
         first = _first_deal(record, dealt)
-        if t.k is None:
-            t.k = first
-            t.positions = np.zeros((first, 52), dtype=np.int64)
-        if first < t.k or t.k == 0:
-            t.short_deals += 1
+        if first == 0:
             return
-        row = np.array(dealt[:t.k], dtype=np.uint8)
-        t.positions[np.arange(t.k), row] += 1
+        table = t.positions.get(first)
+        if table is None:
+            table = t.positions[first] = np.zeros((first, 52), dtype=np.int64)
+        row = np.array(dealt[:first], dtype=np.uint8)
+        table[np.arange(first), row] += 1
         if t.sample_rows < self.sample_limit:
-            t.sample.append(row)
+            t.sample[first].append(row)
             t.sample_rows += 1
+
+    def choose_k(self) -> int | None:
+        """The positions tested: the smallest first-deal size among those of at least 1% of the
+        rounds (seats come and go; the first k cards of every longer deal are a deal of k cards).
+        Rounds dealing fewer are left out and counted."""
+        t = self.tally
+        sizes = {k: int(table[0].sum()) for k, table in t.positions.items()}
+        total = sum(sizes.values())
+        if not total:
+            return None
+        k = min(k for k, n in sizes.items() if n >= 0.01 * total)
+        t.k, t.short_deals = k, sum(n for size, n in sizes.items() if size < k)
+        return k
 
     def _nets(self, record: dict) -> None:
         """The first seat with an accepted initial wager: its net per PAR-sheet wager, in wager units."""
@@ -234,12 +247,15 @@ class Auditor:
         from certify.stats.battery import CARD_TESTS
 
         t, alpha, out = self.tally, self.alpha, []
-        if t.k and t.sample_rows:
-            out.append(_named(cards.card_position_table(t.positions, int(t.positions[0].sum()), alpha),
+        k = self.choose_k()
+        if k:
+            positions = sum(table[:k] for size, table in t.positions.items() if size >= k)
+            tallied = int(positions[0].sum())
+            out.append(_named(cards.card_position_table(positions, tallied, alpha),
                               "dealt cards: CardPosition (every round)"))
-            sample = np.vstack(t.sample)
+            sample = np.vstack([np.vstack(rows)[:, :k] for size, rows in t.sample.items() if size >= k])
             for name, test in CARD_TESTS:
-                if name == "CardPosition" and len(sample) == int(t.positions[0].sum()):
+                if name == "CardPosition" and len(sample) == tallied:
                     continue       # the whole log is the sample: the test above is this one
                 out.append(_named(test(sample, alpha), f"dealt cards: {name}"))
         if t.deck_rows:
@@ -324,8 +340,9 @@ class Auditor:
             "rounds": t.rounds,
             "period": _period(files),
             "findings": {c: {"count": t.counts[c], "first": [f.to_dict() for f in t.findings[c]]} for c in CLASSES},
-            "fairness": {"positions": t.k, "rounds_tallied": int(t.positions[0].sum()) if t.k else 0,
-                         "short_first_deals": t.short_deals, "battery_sample": t.sample_rows,
+            "fairness": {"positions": t.k, "short_first_deals": t.short_deals,
+                         "first_deal_sizes": {str(k): int(v[0].sum()) for k, v in sorted(t.positions.items())},
+                         "battery_sample": t.sample_rows,
                          "deck_orders": t.deck_rows,
                          "tests": [r.to_dict() for r in tests["fairness"]]},
             "math": {"declared_rounds": t.declared, "par_sheet": getattr(self.sheet, "spec", None) and
