@@ -84,6 +84,7 @@ def test_hang_crash_and_lie_stop_the_drive_naming_the_round(tmp_path, fault, mes
     result, log, data = drive(tmp_path, "--seed", "1", "--fault", fault, rounds=5, timeout=1)
     assert result.exit_code == 1 and message in result.output, result.output
     assert not log.exists() and data is None
+    assert not list(tmp_path.glob(".drive.jsonl.*"))     # the temporary log is gone too
 
 
 def test_an_engine_that_is_not_there_is_a_usage_error(tmp_path):

@@ -182,28 +182,42 @@ class Harness:
 
 def drive(command: str, spec, rounds: int, log_path: str | Path, *, seed: int = 0, play: str = "spec",
           seats: int = 1, timeout: float = 10.0, table: str = "DRIVE-1", cwd: str | None = None) -> dict[str, Any]:
-    """Play ``rounds`` rounds through the engine and write the log (atomically, only when every
-    round completed); returns the figures of the run."""
-    from certify.atomic import atomic_write
+    """Play ``rounds`` rounds through the engine and write the log (a temporary file renamed only
+    when every round completed: memory flat in the rounds, nothing half-written); returns the
+    figures of the run."""
+    from certify.atomic import check_output_path
 
     harness = Harness(spec, play, seed, seats)
     validator = round_log_validator(1)
-    lines: list[bytes] = []
-    engine = _Engine(command, timeout, cwd)
+    target = check_output_path(log_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # written as played (memory flat in the rounds) to a temporary file renamed only at the end
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    engine = None
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        hello = {"type": "hello", "protocol": PROTOCOL, "spec": {"name": spec.name, "version": str(spec.version)}}
-        engine.send(hello, None)
-        answer = engine.receive(time.monotonic() + timeout, None)
-        if answer.get("type") != "hello" or answer.get("protocol") != PROTOCOL or answer.get("spec") != hello["spec"]:
-            raise EngineFailed(f"handshake: expected hello for {PROTOCOL} and spec {hello['spec']}, got {excerpt(answer)}")
-        for number in range(1, rounds + 1):
-            lines.append(_one_round(engine, harness, validator, number, table, timeout))
-        engine.send({"type": "bye"}, None)
+        with os.fdopen(fd, "wb") as out:
+            engine = _Engine(command, timeout, cwd)
+            hello = {"type": "hello", "protocol": PROTOCOL, "spec": {"name": spec.name, "version": str(spec.version)}}
+            engine.send(hello, None)
+            answer = engine.receive(time.monotonic() + timeout, None)
+            if answer.get("type") != "hello" or answer.get("protocol") != PROTOCOL or answer.get("spec") != hello["spec"]:
+                raise EngineFailed(f"handshake: expected hello for {PROTOCOL} and spec {hello['spec']}, "
+                                   f"got {excerpt(answer)}")
+            for number in range(1, rounds + 1):
+                out.write(_one_round(engine, harness, validator, number, table, timeout))
+            engine.send({"type": "bye"}, None)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     finally:
-        engine.close()
+        if engine is not None:
+            engine.close()
     wall, used = time.perf_counter() - start, time.process_time() - cpu
-    atomic_write(log_path, b"".join(lines))
     return {"rounds": rounds, "wall_s": round(wall, 3), "harness_cpu_s": round(used, 3),
             "rounds_per_s": round(rounds / wall, 1) if wall else None, "engine": answer.get("engine", ""),
             "log": str(log_path)}
