@@ -228,22 +228,25 @@ def compare(spec, record: dict, fed: Fed, where: str = "") -> list[Finding]:
             out.append(Finding("rules", f"seat {key[0]} {key[1]} settled twice", rid, f"{where}settlement[{i}]"))
         logged[key] = Decimal(entry["net"])
     correct: dict[tuple[int, str], Decimal] = {}
-    rules: dict[int, str] = {}
-    for number, seat_result in zip(numbers, result.seats):
+    results = dict(zip(numbers, result.seats))
+    for number, seat_result in results.items():
         for wager, net in seat_result.net.items():
             correct[(number, wager)] = net
-        rules[number] = _rule_text(spec, fed.round, seat_result)
+
+    def rule(number) -> str:          # written only for a difference
+        return _rule_text(spec, fed.round, results[number]) if number in results else ""
+
     for key in list(correct) + [k for k in logged if k not in correct]:
         got, want = logged.get(key), correct.get(key)
         if got != want:
             out.append(Finding("rules", f"seat {key[0]} {key[1]}: logged {_amount(got)}, correct {_amount(want)}",
                                rid, f"{where}settlement",
                                {"seat": key[0], "wager": key[1], "logged": _amount(got), "correct": _amount(want),
-                                "rule": rules.get(key[0], "")}))
+                                "rule": rule(key[0])}))
     if record["outcome"] != result.table:
         out.append(Finding("rules", f"outcome logged {record['outcome']!r}, the rules make it {result.table!r}",
                            rid, f"{where}outcome", {"wager": "(round outcome)", "logged": record["outcome"],
-                                                    "correct": result.table, "rule": rules.get(numbers[0], "")}))
+                                                    "correct": result.table, "rule": rule(numbers[0])}))
     if result.meter_after is not None:
         logged_meter = (record.get("meter") or {}).get("after")
         if logged_meter is None or Decimal(logged_meter) != result.meter_after:

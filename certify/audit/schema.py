@@ -99,7 +99,8 @@ class Validator:
         if "enum" in schema:
             options = schema["enum"]
             text = ", ".join(json.dumps(e) for e in options)
-            checks.append(lambda value, at: None if any(value == e and type(value) is type(e) for e in options)
+            typed = frozenset((type(e), e) for e in options)     # 1 is not true, "1" is not 1
+            checks.append(lambda value, at: None if _hashable(value) and (type(value), value) in typed
                           else (at, lambda: f"expected one of {text}, got {_show(value)}"))
         checks += self._scalars(schema)
         if any(k in schema for k in ("required", "properties", "additionalProperties")):
@@ -217,6 +218,10 @@ class Validator:
                         return error
             return None
         return check
+
+
+def _hashable(value: Any) -> bool:
+    return not isinstance(value, (dict, list))
 
 
 def _text(message) -> str:
