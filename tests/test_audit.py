@@ -432,3 +432,9 @@ def test_seats_coming_and_going_keep_every_round_in_the_card_tests(tmp_path):
     assert fairness["first_deal_sizes"] == {"10": 20, "20": len(records(CS))}
     position = next(t for t in fairness["tests"] if t["name"] == "dealt cards: CardPosition (every round)")
     assert position["n"] == len(recs)
+
+
+def test_a_time_that_is_no_date_is_unusable_input(tmp_path):
+    recs = records(CS)
+    recs[4]["time"] = "2026-13-45T25:00:00Z"     # the pattern's shape, not a date
+    assert ":5: time: expected an ISO 8601 time" in _exit2(tmp_path, write(tmp_path, recs))
