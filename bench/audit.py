@@ -60,11 +60,19 @@ def main() -> None:
         start = time.process_time()
         result = auditor.verdict([LogFile(str(log), rounds=count)])
         tests = time.process_time() - start
+        from certify.analysis import cache
+        from certify.audit.audit import audit
+
+        cache.load_or_compute = lambda spec, use_cache=True, **_: (read_golden(spec), None)
+        parallel = audit([log], spec, jobs=2)["timing"]
     rate = count / cpu
     print(f"audit pass (read, schema, re-settle, tally): {rate:,.0f} rounds per CPU second "
           f"({cpu:.2f} s CPU, {wall:.2f} s wall); tests {tests:.2f} s CPU; verdict {result['verdict']}")
     print(f"plain json.loads loop: {baseline:,.0f} lines per CPU second; the audit pass is {baseline / rate:,.1f}x "
           f"slower than parsing alone; goal 1,000,000 rounds/s: {1_000_000 / rate:,.0f}x away")
+    print(f"--jobs 2: {parallel['rounds_per_s_wall']:,.0f} rounds per wall second read and re-settled "
+          f"(main process {parallel['read_and_resettle_cpu_s_main_process']:.2f} s CPU) vs {count / wall:,.0f} "
+          "with one process")
     print(f"peak memory (maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
 
 

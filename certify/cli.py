@@ -861,6 +861,8 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
 @click.option("--sample", type=click_number(1000, 10**8, integer=True, why="rounds the card battery holds"),
               default=1_000_000, show_default=True,
               help="Rounds (and deck orders) the card battery keeps in memory; the tallies take every round.")
+@click.option("--jobs", type=WORKERS, default=1, show_default=True,
+              help="Worker processes that parse and re-settle the rounds (the result is the same).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="Write the whole audit (every finding class, test and file) as JSON.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
@@ -871,7 +873,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
 @_NO_CACHE
-def audit_command(logs, spec, alpha, sample, json_path, report_dir, issued_at, key_dir, passphrase_file,
+def audit_command(logs, spec, alpha, sample, jobs, json_path, report_dir, issued_at, key_dir, passphrase_file,
                   allow_insecure_key, no_cache) -> None:
     """Audit round logs (JSON Lines, .gz read transparently; docs/round-log.md) of SPEC: integrity,
     every round re-settled by the rules, fairness of the cards dealt, outcomes and RTP against the
@@ -881,7 +883,7 @@ def audit_command(logs, spec, alpha, sample, json_path, report_dir, issued_at, k
     (file:line named; nothing is written then)."""
     from certify.audit.cli import run_audit
 
-    code = run_audit(logs, spec, alpha=alpha, sample=sample, json_path=json_path, report_dir=report_dir,
+    code = run_audit(logs, spec, alpha=alpha, sample=sample, jobs=jobs, json_path=json_path, report_dir=report_dir,
                      issued_at=issued_at, key_dir=key_dir, passphrase_file=passphrase_file,
                      allow_insecure_key=allow_insecure_key, no_cache=no_cache,
                      passphrase_source=_passphrase_source, warn_about_key=_warn_about_key)

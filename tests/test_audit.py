@@ -438,3 +438,29 @@ def test_a_time_that_is_no_date_is_unusable_input(tmp_path):
     recs = records(CS)
     recs[4]["time"] = "2026-13-45T25:00:00Z"     # the pattern's shape, not a date
     assert ":5: time: expected an ISO 8601 time" in _exit2(tmp_path, write(tmp_path, recs))
+
+
+def test_worker_processes_give_the_same_audit(tmp_path):
+    """--jobs 2: the workers parse and re-settle, the main process tallies in order: the same
+    findings and tests."""
+    from certify.audit.audit import audit as run
+
+    recs = records(CS)
+    recs.insert(5, copy.deepcopy(recs[4]))
+    recs[30]["settlement"][0]["net"] = "7.00"
+    path = write(tmp_path, recs)
+    spec = load_spec("caribbean_stud")
+    one, two = (run([path], spec, jobs=jobs) for jobs in (1, 2))
+    for part in ("findings", "fairness", "math", "family", "verdict"):
+        assert one[part] == two[part]
+    assert one["findings"]["integrity"]["count"] == 1 and one["findings"]["rules"]["count"] == 1
+
+
+@pytest.mark.slow
+def test_a_bad_line_in_a_workers_batch_is_exit_2_naming_it(tmp_path):
+    lines = (LOGS / CS).read_text().splitlines(keepends=True)
+    lines[100] = "{not json\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(lines))
+    result = audit(path, "--jobs", "2")
+    assert result.exit_code == 2 and f"{path}:101: not a JSON round" in result.output

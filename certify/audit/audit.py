@@ -49,11 +49,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from certify.audit.log import LogError, LogFile, check_log_path, read_records
+from certify.audit.log import LogError, LogFile, check_log_path, read_lines, read_records
 from certify.audit.rounds import Finding, card_code, compare, feed
 from certify.cards import card_str
 
 KEEP_FINDINGS = 200
+BATCH = 500                  # lines a worker re-settles at once (--jobs)
 DEFAULT_SAMPLE = 1_000_000
 CLASSES = ("integrity", "rules", "decisions")
 METER_CELL = "meter award"
@@ -103,39 +104,81 @@ def _first_deal(record: dict, dealt: list[int]) -> int:
     return min(count, len(dealt))
 
 
+@dataclass
+class Examined:
+    """One round through the rules: its findings (illegal actions, settlement differences,
+    decisions), the cards in dealing order, whether the rules settled it."""
+
+    findings: list[Finding]
+    dealt: list[int]
+    decisions: int
+    settled: bool
+
+
+def examine(spec, strategy, record: dict, where: str) -> Examined:
+    fed = feed(spec, record, strategy, f"{where}: ")
+    findings = list(fed.findings)
+    if fed.round is not None:
+        findings += compare(spec, record, fed, f"{where}: ")
+    return Examined(findings, fed.dealt, fed.decisions, fed.round is not None)
+
+
+def _strategy(spec):
+    from certify.games import engine
+
+    try:
+        return engine(spec).strategy_from_spec(spec)
+    except ValueError:
+        return None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_start(spec) -> None:
+    from certify.audit.schema import round_log_validator
+
+    _WORKER.update(spec=spec, strategy=_strategy(spec), validator=round_log_validator(1))
+
+
+def _examine_batch(path: str, batch: list[tuple[int, bytes]]) -> list[tuple[int, dict, Examined]]:
+    """A worker's share (``--jobs``): parse, validate and re-settle a batch of lines."""
+    from certify.audit.log import parse_line
+
+    spec, strategy, validator = _WORKER["spec"], _WORKER["strategy"], _WORKER["validator"]
+    out = []
+    for number, line in batch:
+        where = f"{path}:{number}"
+        record = parse_line(line, where, validator, spec)
+        out.append((number, record, examine(spec, strategy, record, where)))
+    return out
+
+
 class Auditor:
     def __init__(self, spec, sheet=None, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE):
-        from certify.games import engine
-
         self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
         self.tally = Tally()
-        try:
-            self.strategy = engine(spec).strategy_from_spec(spec)
-        except ValueError:
-            self.strategy = None
+        self.strategy = _strategy(spec)
         self.sides = {w.name.lower(): w for w in sheet.wagers} if sheet is not None else {}
 
     # ------------------------------------------------------------------ one round
-    def round(self, record: dict, where: str) -> None:
+    def round(self, record: dict, where: str, examined: "Examined | None" = None) -> None:
+        """Tally one round; ``examined`` is its re-settlement when a worker did it (``--jobs``)."""
         t = self.tally
         t.rounds += 1
         self._sequence(record, where)
         declared = record.get("strategy") == "spec"
-        fed = feed(self.spec, record, self.strategy if self.strategy is not None else None, f"{where}: ")
-        t.decisions += fed.decisions
-        for finding in fed.findings:
+        if examined is None:
+            examined = examine(self.spec, self.strategy, record, where)
+        t.decisions += examined.decisions
+        for finding in examined.findings:
             if finding.kind == "decisions" and not declared:
                 t.free_deviations += 1
                 continue
             t.add(finding)
-        self._deck(record, fed.dealt, where)
-        self._cards(record, fed.dealt)
-        if fed.round is None:
-            return
-        differences = compare(self.spec, record, fed, f"{where}: ")
-        for finding in differences:
-            t.add(finding)
-        if declared:
+        self._deck(record, examined.dealt, where)
+        self._cards(record, examined.dealt)
+        if examined.settled and declared:
             t.declared += 1
             if self.sheet is not None:
                 self._nets(record)
@@ -367,10 +410,39 @@ def _period(files: list[LogFile]) -> list[str | None]:
     return [min(firsts, key=_time) if firsts else None, max(lasts, key=_time) if lasts else None]
 
 
+def _records(path, spec, info: LogFile, pool, jobs: int) -> Iterable[tuple[int, dict, Examined | None]]:
+    """``(line, record, examined)`` in file order: read here, parsed and re-settled here
+    (``pool`` None) or by the workers, a bounded number of batches in flight (memory stays flat)."""
+    from collections import deque
+
+    if pool is None:
+        for number, record in read_records(path, spec, info):
+            yield number, record, None
+        return
+    pending: deque = deque()
+    batch: list[tuple[int, bytes]] = []
+
+    def drain(keep: int):
+        while len(pending) > keep:
+            yield from pending.popleft().get()
+
+    for number, line in read_lines(path, info):
+        batch.append((number, line))
+        if len(batch) == BATCH:
+            pending.append(pool.apply_async(_examine_batch, (str(path), batch)))
+            batch = []
+            yield from drain(4 * jobs)
+    if batch:
+        pending.append(pool.apply_async(_examine_batch, (str(path), batch)))
+    yield from drain(0)
+
+
 def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE,
-          use_cache: bool = True, progress=None) -> dict[str, Any]:
+          use_cache: bool = True, progress=None, jobs: int = 1) -> dict[str, Any]:
     """Audit the logs (in the order given, one pass); returns the result dict (``verdict``...).
-    Raises ``LogError`` (exit 2) for a log that cannot be read, an empty log included."""
+    ``jobs`` > 1: worker processes parse and re-settle batches of lines while this one reads and
+    tallies them in order (the same result). Raises ``LogError`` (exit 2) for a log that cannot be
+    read, an empty log included."""
     from certify.validate import check_alpha
 
     from certify.analysis.cache import load_or_compute
@@ -382,11 +454,34 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     sheet, provenance = load_or_compute(spec, use_cache=use_cache)
     auditor = Auditor(spec, sheet, alpha, sample)
     files = []
+    pool = None
+    if jobs > 1:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_start, initargs=(spec,))
     start, cpu = time.perf_counter(), time.process_time()
+    try:
+        _read_all(paths, spec, auditor, files, pool, jobs, progress)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    read_wall, read_cpu = time.perf_counter() - start, time.process_time() - cpu
+    result = auditor.verdict(files)
+    result["par_provenance"] = provenance.to_dict() if provenance is not None else None
+    result["timing"] = {"jobs": jobs, "read_and_resettle_wall_s": round(read_wall, 3),
+                        "read_and_resettle_cpu_s_main_process": round(read_cpu, 3),
+                        "tests_wall_s": round(time.perf_counter() - start - read_wall, 3),
+                        "rounds_per_s_wall": round(auditor.tally.rounds / read_wall, 1) if read_wall else None}
+    result["_sheet"] = sheet
+    return result
+
+
+def _read_all(paths, spec, auditor: Auditor, files: list, pool, jobs: int, progress) -> None:
     for path in paths:
         info = LogFile(str(path))
-        for number, record in read_records(path, spec, info):
-            auditor.round(record, f"{path}:{number}")
+        for number, record, examined in _records(path, spec, info, pool, jobs):
+            auditor.round(record, f"{path}:{number}", examined)
             info.rounds += 1
             info.tables.add(record["table"])
             if info.first_time is None or _time(record["time"]) < _time(info.first_time):
@@ -400,11 +495,3 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
             progress(f"{path}: {info.rounds:,} rounds")
     if not files:
         raise LogError("no log given")
-    read_wall, read_cpu = time.perf_counter() - start, time.process_time() - cpu
-    result = auditor.verdict(files)
-    result["par_provenance"] = provenance.to_dict() if provenance is not None else None
-    result["timing"] = {"read_and_resettle_wall_s": round(read_wall, 3), "read_and_resettle_cpu_s": round(read_cpu, 3),
-                        "tests_wall_s": round(time.perf_counter() - start - read_wall, 3),
-                        "rounds_per_s_cpu": round(auditor.tally.rounds / read_cpu, 1) if read_cpu else None}
-    result["_sheet"] = sheet
-    return result

@@ -42,7 +42,8 @@ def summary_lines(result: dict) -> list[str]:
 
 
 def run_audit(logs, spec_ref: str, *, alpha: float, sample: int, json_path, report_dir, issued_at, key_dir,
-              passphrase_file, allow_insecure_key: bool, no_cache: bool, passphrase_source, warn_about_key) -> int:
+              passphrase_file, allow_insecure_key: bool, no_cache: bool, passphrase_source, warn_about_key,
+              jobs: int = 1) -> int:
     from certify.spec import load_spec, resolve_spec_path
 
     spec = load_spec(spec_ref)
@@ -57,7 +58,7 @@ def run_audit(logs, spec_ref: str, *, alpha: float, sample: int, json_path, repo
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, passphrase_source(passphrase_file),
                                        allow_insecure=allow_insecure_key)
         warn_about_key(key)
-    result = audit(logs, spec, alpha=alpha, sample=sample, use_cache=not no_cache,
+    result = audit(logs, spec, alpha=alpha, sample=sample, use_cache=not no_cache, jobs=jobs,
                    progress=lambda m: click.echo(m, err=True))
     for line in summary_lines(result):
         click.echo(line)

@@ -118,10 +118,17 @@ def check_log_path(path: str | Path) -> None:
 
 def read_records(path: str | Path, spec, info: LogFile | None = None) -> Iterator[tuple[int, dict]]:
     """``(line number, record)`` for every round of one log, validated against the schema and the spec."""
+    validator = round_log_validator(1)
+    for number, line in read_lines(path, info):
+        yield number, parse_line(line, f"{path}:{number}", validator, spec)
+
+
+def read_lines(path: str | Path, info: LogFile | None = None) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of one log (gzip by its magic bytes), bounded; ``info`` gets the
+    size and SHA-256 of the file once it is read to its end."""
     path = Path(path)
     where = str(path)
     info = info if info is not None else LogFile(where)
-    validator = round_log_validator(1)
     check_log_path(path)
     try:
         raw = open(path, "rb")
@@ -133,15 +140,15 @@ def read_records(path: str | Path, spec, info: LogFile | None = None) -> Iterato
         info.compressed = head == GZIP_MAGIC
         stream = gzip.GzipFile(fileobj=hashing, mode="rb") if info.compressed else hashing
         try:
-            for number, line in _lines(stream, where):
-                yield number, _record(line, f"{where}:{number}", validator, spec)
+            yield from _lines(stream, where)
         except (OSError, EOFError, zlib.error) as exc:
             raise LogError(f"{where}: the compressed log is damaged or truncated ({exc})") from None
         hashing.drain()
         info.size, info.sha256 = hashing.size, hashing.digest.hexdigest()
 
 
-def _record(line: bytes, where: str, validator, spec) -> dict:
+def parse_line(line: bytes, where: str, validator, spec) -> dict:
+    """One line as a record: JSON, the schema, the spec's name and version (else ``LogError``)."""
     if not line.strip():
         raise LogError(f"{where}: blank line (expected one round as a JSON object)")
     try:
