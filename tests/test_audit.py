@@ -464,3 +464,18 @@ def test_a_bad_line_in_a_workers_batch_is_exit_2_naming_it(tmp_path):
     path.write_text("".join(lines))
     result = audit(path, "--jobs", "2")
     assert result.exit_code == 2 and f"{path}:101: not a JSON round" in result.output
+
+
+def test_cards_dealt_one_at_a_time_round_the_table(tmp_path):
+    """A dealer who deals one card at a time to each seat and the dealer in turn: the first deal is
+    gathered card by card, the rounds settle the same."""
+    recs = records(CS)
+    for r in recs:
+        deals = [a for a in r["actions"] if a["type"] == "deal"]
+        at = r["actions"].index(deals[0])
+        rest = [a for a in r["actions"] if a["type"] != "deal"]
+        one_by_one = [{"type": "deal", "to": d["to"], "cards": [d["cards"][i]]}
+                      for i in range(5) for d in deals if i < len(d["cards"])]
+        r["actions"] = rest[:at] + one_by_one + rest[at:]
+    code, data = audit_json(tmp_path, recs)
+    assert code == 0 and data["rounds"] == len(recs)
