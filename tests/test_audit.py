@@ -75,6 +75,7 @@ def test_fair_example_logs_pass(name, tmp_path):
         assert any(t["name"].endswith("RTP") and t["applicable"] for t in data["math"]["tests"])
     else:            # free play: decisions counted against the spec strategy, deck orders tested
         assert data["math"]["declared_rounds"] == 0 and data["math"]["free_play_decisions"] > 0
+        assert data["math"]["par_sheet"] is None      # free play never reads the PAR sheet
         assert data["fairness"]["deck_orders"] == len(records(name))
 
 

@@ -77,7 +77,7 @@ class Tally:
     declared: int = 0                         # rounds that declare the spec strategy
     decisions: int = 0
     free_deviations: int = 0                  # free play: decisions other than the spec strategy's
-    nets: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
     last: dict[str, tuple[int, datetime, str]] = field(default_factory=dict)
 
     def add(self, finding: Finding) -> None:
@@ -159,7 +159,6 @@ class Auditor:
         self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
         self.tally = Tally()
         self.strategy = _strategy(spec)
-        self.sides = {w.name.lower(): w for w in sheet.wagers} if sheet is not None else {}
 
     # ------------------------------------------------------------------ one round
     def round(self, record: dict, where: str, examined: "Examined | None" = None) -> None:
@@ -180,8 +179,7 @@ class Auditor:
         self._cards(record, examined.dealt)
         if examined.settled and declared:
             t.declared += 1
-            if self.sheet is not None:
-                self._nets(record)
+            self._outcome(record)
 
     def _sequence(self, record: dict, where: str) -> None:
         t = self.tally
@@ -258,8 +256,10 @@ class Auditor:
         t.k, t.short_deals = k, sum(n for size, n in sizes.items() if size < k)
         return k
 
-    def _nets(self, record: dict) -> None:
-        """The first seat with an accepted initial wager: its net per PAR-sheet wager, in wager units."""
+    def _outcome(self, record: dict) -> None:
+        """The first seat with an accepted initial wager: each settled wager's net in units of the
+        seat's first wager and of its own amount (which wagers are side bets is the PAR sheet's to
+        say, read only when the tests run: a log of free play never needs the sheet)."""
         placed: dict[int, dict[str, Decimal]] = {}
         voided = {a["seat"] for a in record["actions"] if a["type"] == "void_seat"}
         for a in record["actions"]:
@@ -269,17 +269,25 @@ class Auditor:
             return
         seat = next(s["seat"] for s in record["seats"] if s["seat"] in placed)
         wagers = placed[seat]
-        first = next(iter(wagers.values()))
-        nets = {e["wager"]: Decimal(e["net"]) for e in record["settlement"] if e["seat"] == seat}
-        main = sum((v for k, v in nets.items() if k not in self.sides), Decimal(0))
-        self.tally.nets[self._main_name()][Fraction(main) / Fraction(first)] += 1
-        for name, amount in wagers.items():
-            if name in self.sides and name in nets:
-                self.tally.nets[self.sides[name].name][Fraction(nets[name]) / Fraction(amount)] += 1
+        first = Fraction(next(iter(wagers.values())))
+        key = tuple(sorted((e["wager"], Fraction(Decimal(e["net"])) / first,
+                            Fraction(Decimal(e["net"])) / Fraction(wagers[e["wager"]]) if e["wager"] in wagers else None)
+                           for e in record["settlement"] if e["seat"] == seat))
+        self.tally.outcomes[key] += 1
 
-    def _main_name(self) -> str:
+    def nets(self) -> dict[str, Counter]:
+        """Per PAR-sheet wager, the count of each net result in that wager's units: the main game
+        sums every wager that is no side bet of the sheet, in units of the first wager."""
+        sides = {w.name.lower(): w.name for w in self.sheet.wagers}
         names = [w.name for w in self.sheet.wagers]
-        return next((n for n in ("main game (spec strategy)", "main game") if n in names), self.sheet.main.name)
+        main_name = next((n for n in ("main game (spec strategy)", "main game") if n in names), self.sheet.main.name)
+        out: dict[str, Counter] = defaultdict(Counter)
+        for key, n in self.tally.outcomes.items():
+            out[main_name][sum((by_first for name, by_first, _ in key if name not in sides), Fraction(0))] += n
+            for name, _, by_own in key:
+                if name in sides and by_own is not None:
+                    out[sides[name]][by_own] += n
+        return out
 
     # ------------------------------------------------------------------ the tests
     def tests(self) -> dict[str, list]:
@@ -312,10 +320,11 @@ class Auditor:
         from certify.stats.result import TestResult
 
         out = []
-        if self.sheet is None:
+        if self.sheet is None or not self.tally.outcomes:
             return out
+        nets = self.nets()
         for wager in self.sheet.wagers:
-            observed = self.tally.nets.get(wager.name)
+            observed = nets.get(wager.name)
             if not observed:
                 continue
             cells: dict[Any, Fraction] = {}
@@ -438,7 +447,7 @@ def _records(path, spec, info: LogFile, pool, jobs: int) -> Iterable[tuple[int, 
 
 
 def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE,
-          use_cache: bool = True, progress=None, jobs: int = 1) -> dict[str, Any]:
+          use_cache: bool = True, progress=None, jobs: int = 1, need_sheet: bool = False) -> dict[str, Any]:
     """Audit the logs (in the order given, one pass); returns the result dict (``verdict``...).
     ``jobs`` > 1: worker processes parse and re-settle batches of lines while this one reads and
     tallies them in order (the same result). Raises ``LogError`` (exit 2) for a log that cannot be
@@ -449,10 +458,9 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
 
     alpha = check_alpha(alpha)
     paths = list(paths)
-    for path in paths:          # a missing or unreadable log is refused before the PAR sheet (minutes)
+    for path in paths:          # a missing or unreadable log is refused before any work
         check_log_path(path)
-    sheet, provenance = load_or_compute(spec, use_cache=use_cache)
-    auditor = Auditor(spec, sheet, alpha, sample)
+    auditor = Auditor(spec, None, alpha, sample)
     files = []
     pool = None
     if jobs > 1:
@@ -467,6 +475,10 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
             pool.terminate()
             pool.join()
     read_wall, read_cpu = time.perf_counter() - start, time.process_time() - cpu
+    sheet = provenance = None
+    if auditor.tally.declared or need_sheet:      # free play never needs the PAR sheet (minutes for Hold'em)
+        sheet, provenance = load_or_compute(spec, use_cache=use_cache)
+        auditor.sheet = sheet
     result = auditor.verdict(files)
     result["par_provenance"] = provenance.to_dict() if provenance is not None else None
     result["timing"] = {"jobs": jobs, "read_and_resettle_wall_s": round(read_wall, 3),
