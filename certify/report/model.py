@@ -41,7 +41,12 @@ SECTION_TITLES = {
     "par_sheet": "PAR sheet",
     "simulation": "Simulation verification",
     "procedures": "Procedure scenarios",
+    "entropy": "Entropy-source assessment (SP 800-90B)",
 }
+# Sections a report may carry besides the required ones; a report may require them instead
+# (``ReportInput.required``): an entropy-source assessment report requires only "entropy".
+OPTIONAL_SECTIONS = ("entropy",)
+ENTROPY_REPORT = ("entropy",)
 
 PASS, FAIL, NOT_RUN, COMPUTED = "pass", "fail", "not run", "computed"
 VERDICT_PASS, VERDICT_FAIL, VERDICT_INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -308,7 +313,38 @@ def _procedure_section(raw: Any, path: str) -> dict[str, Any]:
     return {"status": status, "fixtures": fixtures, "scenarios": scenarios}
 
 
+def _entropy_section(raw: Any, path: str) -> dict[str, Any]:
+    """``certify.stats.sp800_90b.assess_file``'s result. Fail closed: a pass needs a finite
+    assessed min-entropy in (0, K], its health-test cutoffs, the IID tests passed (IID track)
+    and the restart tests passed (when run); anything else is a FAIL."""
+    d = dict(_mapping(jsonable(raw), path))
+    d.pop("seconds", None)  # a timing: the report's bytes must not depend on it
+    for key in ("track", "file", "standard"):
+        _str(d, key, path)
+    if not _HEX64.match(str(d.get("sha256"))):
+        _fail(f"{path}.sha256", "the sample file's SHA-256 (64 hex digits)", d.get("sha256"))
+    k = d.get("bits_per_symbol")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 8:
+        _fail(f"{path}.bits_per_symbol", "an integer 1..8", k)
+    for key in ("literal", "bitstring", "health_tests", "reasons"):
+        _list(d.get(key), f"{path}.{key}")
+    if d.get("verdict") not in ("pass", "FAIL"):
+        _fail(f"{path}.verdict", "'pass' or 'FAIL'", d.get("verdict"))
+    h = d.get("assessed_min_entropy")
+    ok = d["verdict"] == "pass"
+    if ok:
+        _num(h, f"{path}.assessed_min_entropy", optional=False)
+        if not (isinstance(h, (int, float)) and math.isfinite(h) and 0 < h <= k):
+            _fail(f"{path}.assessed_min_entropy", f"a number in (0, {k}] bits per sample for a pass", h)
+        ok = bool(d["health_tests"]) and d.get("iid_tests_passed", True) is True
+        restart = d.get("restart")
+        if restart is not None:
+            ok = ok and _mapping(restart, f"{path}.restart").get("passed") is True
+    return {"status": PASS if ok else FAIL, **d}
+
+
 _SECTION_BUILDERS = {
+    "entropy": _entropy_section,
     "rng": _test_section,
     "shuffle": _test_section,
     "par_sheet": _par_section,
@@ -368,13 +404,16 @@ class ReportInput:
     findings: list[str] = field(default_factory=list)
     signer: SignerInfo | None = None
     report_id: str | None = None
+    entropy: Any = None
+    required: tuple[str, ...] = REQUIRED_SECTIONS
 
 
-def _check_product(p: Product) -> None:
+def _check_product(p: Product, pay_tables: bool = True) -> None:
+    """``pay_tables``: the report judges a game, so its pay-table identity is required."""
     d = asdict(p)
     for key in ("game", "spec", "spec_version", "rng_module_version", "suite_version"):
         _str(d, key, "product")
-    if not _HEX64.match(p.paytable_sha256):
+    if (pay_tables or p.paytable_sha256) and not _HEX64.match(p.paytable_sha256):
         _fail("product.paytable_sha256", "64 lowercase hex digits (SHA-256)", p.paytable_sha256)
 
 
@@ -426,6 +465,14 @@ def standards_tested(sections: Mapping[str, dict | None]) -> list[dict[str, str]
     if rng and rng["kat"]:
         out.append({"standard": "NIST SP 800-90A Rev. 1",
                     "tested": "DRBG known-answer tests (CAVP vectors) of the certified DRBG"})
+    entropy = sections.get("entropy")
+    if entropy:
+        restart = " and the restart tests (3.1.4)" if entropy.get("restart") else ""
+        track = ("the IID tests (5.1, 5.2) and the most common value estimate"
+                 if entropy["track"] == "IID" else "the ten non-IID estimators (6.3)")
+        out.append({"standard": "NIST SP 800-90B (2018)",
+                    "tested": f"min-entropy of the noise source's samples: {track}{restart}, with the "
+                              "continuous health-test cutoffs it implies (4.4)"})
     if rng and rng["health"]:
         out.append({"standard": "NIST SP 800-90B Section 4.4",
                     "tested": "continuous health tests (repetition count, adaptive proportion)"})
@@ -449,12 +496,17 @@ def standards_tested(sections: Mapping[str, dict | None]) -> list[dict[str, str]
 
 def _auto_findings(sections: Mapping[str, dict | None]) -> list[dict[str, str]]:
     findings = []
-    for key in REQUIRED_SECTIONS:
-        sec = sections[key]
+    for key, sec in sections.items():
         title = SECTION_TITLES[key]
         if sec is None:
             findings.append({"severity": "blocking", "section": title,
                              "text": f"{title}: not run. The report cannot certify without it."})
+            continue
+        if key == "entropy":
+            if sec["status"] == FAIL:
+                reasons = "; ".join(str(r) for r in sec["reasons"]) or "no min-entropy could be assessed"
+                findings.append({"severity": "blocking", "section": title,
+                                 "text": f"No min-entropy is assessed: {reasons}."})
             continue
         for group in ("kat", "health", "tests"):
             for t in sec.get(group, []):
@@ -503,16 +555,23 @@ def paytable_identity(pay_tables: Any) -> str:
 
 def build_content(data: ReportInput) -> dict[str, Any]:
     """Validate the input and judge it: the single content dict behind the PDF and the JSON."""
-    _check_product(data.product)
+    required = tuple(data.required)
+    if required not in (REQUIRED_SECTIONS, ENTROPY_REPORT):
+        _fail("required", f"{list(REQUIRED_SECTIONS)} (a certification) or {list(ENTROPY_REPORT)}", list(required))
+    _check_product(data.product, pay_tables="par_sheet" in required)
     if data.issued_at.tzinfo is None:
         _fail("issued_at", "a timezone-aware datetime", data.issued_at)
     methodology = _check_methodology(data.methodology)
     software = _check_software(data.software)
+    keys = required + tuple(k for k in OPTIONAL_SECTIONS if getattr(data, k) is not None and k not in required)
+    stray = [k for k in REQUIRED_SECTIONS if k not in keys and getattr(data, k) is not None]
+    if stray:
+        _fail("required", f"every section given ({stray}) among the report's sections", list(required))
     sections: dict[str, dict | None] = {}
-    for key in REQUIRED_SECTIONS:
+    for key in keys:
         raw = getattr(data, key)
         sections[key] = None if raw is None else _SECTION_BUILDERS[key](raw, key)
-    _check_par_code(sections["par_sheet"], software)
+    _check_par_code(sections.get("par_sheet"), software)
     statuses = {k: (NOT_RUN if s is None else s["status"]) for k, s in sections.items()}
     if FAIL in statuses.values():
         verdict = VERDICT_FAIL
@@ -537,6 +596,8 @@ def build_content(data: ReportInput) -> dict[str, Any]:
         "findings": findings,
         "signer": asdict(data.signer) if data.signer else None,
     }
+    if required != REQUIRED_SECTIONS:   # a certification report's content is unchanged
+        content["required_sections"] = list(required)
     if content["report_id"] is None:
         body = {k: v for k, v in content.items() if k not in ("report_id", "signer")}
         content["report_id"] = "CR-" + sha256_hex(canonical_json(body))[:16].upper()

@@ -26,7 +26,7 @@ from reportlab.platypus.flowables import PageBreakIfNotEmpty
 
 from certify.report import charts
 from certify.signing import SIGNATURE_BOX, SIGNATURE_FIELD
-from certify.report.model import (FAIL, NOT_RUN, PASS, REQUIRED_SECTIONS, SECTION_TITLES,
+from certify.report.model import (FAIL, NOT_RUN, PASS, SECTION_TITLES,
                                   VERDICT_PASS, jsonable)
 
 PAGE_W, PAGE_H = A4
@@ -202,9 +202,9 @@ def _signer_notice(c: dict) -> list:
     return [box]
 
 
-def _summary(c: dict) -> list:
+def _summary(c: dict, findings_number: int = 11) -> list:
     rows = [_header_row("Section", "Status", "Key figures")]
-    for key in REQUIRED_SECTIONS:
+    for key in c["section_status"]:
         sec = c["sections"][key]
         status = c["section_status"][key]
         rows.append([P(SECTION_TITLES[key], "cellb"),
@@ -213,7 +213,7 @@ def _summary(c: dict) -> list:
     blocking = sum(1 for f in c["findings"] if f["severity"] == "blocking")
     return [Paragraph("1. Results summary", S["h1"]), _table(rows, [120, 60, BODY_W - 180]), Spacer(1, 6),
             P(f"Overall verdict: {c['verdict']}. Blocking findings: {blocking}; notes: "
-              f"{len(c['findings']) - blocking} (section 11).", "body")]
+              f"{len(c['findings']) - blocking} (section {findings_number}).", "body")]
 
 
 def _key_figures(key: str, sec: dict | None) -> str:
@@ -250,6 +250,11 @@ def _key_figures(key: str, sec: dict | None) -> str:
     if key == "procedures":
         failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
         return f"{len(sec['scenarios'])} scenarios, {failed} failed."
+    if key == "entropy":
+        if sec["status"] != PASS:
+            return f"{sec['track']} track: no min-entropy assessed ({'; '.join(sec['reasons']) or 'see section 5'})."
+        return (f"{sec['track']} track, {sec['samples']:,} samples of {sec['bits_per_symbol']} bit(s): assessed "
+                f"min-entropy {sec['assessed_min_entropy']:.6f} bits per sample.")
     return ""
 
 
@@ -301,7 +306,7 @@ def _descriptions(c: dict) -> list:
     return out
 
 
-def _methodology(c: dict) -> list:
+def _methodology(c: dict, number: int = 5) -> list:
     m = c["methodology"]
     pairs = [("Significance level (alpha)", _fmt_num(m["alpha"])),
              ("Multiple testing", m["multiple_testing"])]
@@ -312,7 +317,7 @@ def _methodology(c: dict) -> list:
     for k, v in m.items():
         if k not in ("alpha", "multiple_testing", "profile", "sample_sizes", "seeds"):
             pairs.append((k.replace("_", " ").capitalize(), v if isinstance(v, str) else json.dumps(v, sort_keys=True)))
-    out = [Paragraph("5. Methodology", S["h1"]), _kv_table(pairs, 170), Paragraph("Seeds", S["h2"])]
+    out = [Paragraph(f"{number}. Methodology", S["h1"]), _kv_table(pairs, 170), Paragraph("Seeds", S["h2"])]
     if m["seeds"]:
         out.append(P("Each random stream is derived from a master seed (rng.streams: HKDF-SHA-256 per stream "
                      "key). The commitment is rng.streams.seed_commitment(seed), a SHA-256 over a domain-separated "
@@ -664,8 +669,8 @@ def _settlement_text(value: Any) -> str:
     return "; ".join(parts)
 
 
-def _findings(c: dict) -> list:
-    out: list = [Paragraph("11. Findings", S["h1"])]
+def _findings(c: dict, number: int = 11) -> list:
+    out: list = [Paragraph(f"{number}. Findings", S["h1"])]
     if not c["findings"]:
         return out + [P("No findings: every test that was run passed.", "body")]
     rows = [_header_row("#", "Severity", "Section", "Finding")]
@@ -677,9 +682,9 @@ def _findings(c: dict) -> list:
     return out
 
 
-def _signatures(c: dict) -> list:
+def _signatures(c: dict, number: int = 12) -> list:
     signer = c.get("signer")
-    out: list = [Paragraph("12. Signatures", S["h1"])]
+    out: list = [Paragraph(f"{number}. Signatures", S["h1"])]
     if signer is None:
         out.append(P("This report has not been signed.", "body"))
     else:
@@ -697,6 +702,143 @@ def _signatures(c: dict) -> list:
     return out
 
 
+# ----------------------------------------------------------------------------- entropy-source report
+
+
+def is_entropy_report(content: dict) -> bool:
+    return content.get("required_sections") == ["entropy"]
+
+
+def report_title(content: dict) -> str:
+    return "Entropy Source Assessment Report" if is_entropy_report(content) else "Certification Test Report"
+
+
+def _entropy_certificate(c: dict) -> list:
+    prod, sec = c["product"], c["sections"]["entropy"]
+    out: list = [Spacer(1, 30), Paragraph(report_title(c), S["title"]),
+                 Paragraph(_t(f"{prod['game']} \u2014 {prod['spec']} ({prod['spec_version']})"), S["subtitle"])]
+    verdict = c["verdict"]
+    colour = GREEN if verdict == VERDICT_PASS else RED
+    meaning = ("the min-entropy below was assessed as the standard prescribes" if verdict == VERDICT_PASS else
+               "no min-entropy can be claimed for this source from these samples (see Findings)")
+    lines = [Paragraph(f'<font size="18" color="{colour.hexval()}"><b>VERDICT: {verdict}</b></font>', S["body"])]
+    if verdict == VERDICT_PASS:
+        lines.append(Paragraph(f'<font size="13"><b>Assessed min-entropy: {sec["assessed_min_entropy"]:.6f} '
+                               f'bits per {sec["bits_per_symbol"]}-bit sample</b></font>', S["body"]))
+    lines.append(P(f"Meaning: {meaning}.", "body"))
+    banner = Table([[x] for x in lines], colWidths=[BODY_W])
+    banner.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.5, colour), ("TOPPADDING", (0, 0), (-1, -1), 6),
+                                ("BOTTOMPADDING", (0, 0), (-1, -1), 6), ("LEFTPADDING", (0, 0), (-1, -1), 8)]))
+    out += [_kv_table([
+        ("Report ID", c["report_id"]),
+        ("Date of issue", c["issued_at"]),
+        ("Sample file", Paragraph(_t(sec["file"]), S["wrap"])),
+        ("Sample file SHA-256", Paragraph(_t(sec["sha256"]), S["mono"])),
+        ("Samples", f"{sec['samples']:,} ({sec['format']}, {sec['bits_per_symbol']} bit(s) each, "
+                    f"{sec['alphabet_size']} distinct values)"),
+        ("Track", f"{sec['track']} (SP 800-90B {'5 and 6.3.1' if sec['track'] == 'IID' else '6.3'})"),
+        ("Test suite version", prod["suite_version"]),
+        ("Software fingerprint (SHA-256)", Paragraph(_t(c["software_fingerprint"]), S["mono"])),
+    ], key_w=170), Spacer(1, 12), Paragraph("Standards tested against", S["h2"])]
+    rows = [_header_row("Standard", "What was tested")]
+    rows += [[P(x["standard"], "cellb"), P(x["tested"])] for x in c["standards"]]
+    out += [_table(rows, [170, BODY_W - 170]), Spacer(1, 14), banner, Spacer(1, 12)]
+    return out + _signer_notice(c)
+
+
+def _entropy_scope(c: dict) -> list:
+    items = [
+        "This report covers the sample file identified on the first page, byte for byte, and the software "
+        "identified in section 3. It assesses the samples given; whether they are raw, unconditioned noise "
+        "source output collected as SP 800-90B 3.1.1 requires is the submitter's statement, not this report's.",
+        "Min-entropy estimates are statistical: each estimator gives a 99% upper confidence bound on the "
+        "probability of the most likely outcome (90B 6.3), and the assessment is the smallest of them. The IID "
+        "track holds only if every IID test passes (each at about 0.1% false alarms).",
+        "The health-test cutoffs in section 5 follow from the assessed min-entropy (90B 4.4.1, 4.4.2); an "
+        "implementation of the source's continuous health tests must use cutoffs no larger than these.",
+        "No design review of the noise source (90B 3.2.2) and no source-code review was performed.",
+    ]
+    return [Paragraph("2. Scope and limitations", S["h1"])] + [P("\u2022 " + i, "body") for i in items]
+
+
+def _estimate_rows(sec: dict) -> list[list]:
+    rows = [_header_row("Estimator", "Section", "Data", "Min-entropy", "Intermediate values")]
+    for data, estimates in (("samples", sec["literal"]), ("bitstring", sec["bitstring"])):
+        for e in estimates:
+            shown = ", ".join(f"{k} = {_fmt_num(v)}" for k, v in e["details"].items() if _is_scalar(v))
+            rows.append([P(e["name"], "cellb"), P(e["section"]), P(data), P(_fmt_num(e["min_entropy"])),
+                         Paragraph(_t(shown or e["note"] or "-"), S["wrap"])])
+    return rows
+
+
+def _iid_rows(sec: dict) -> list[list]:
+    rows = [_header_row("Test", "Section", "Verdict", "Figures")]
+    for t in sec.get("tests", []):
+        d = t["details"]
+        if t["name"] == "Permutation tests":
+            figures = (f"{d['permutations_run']:,} permutations (seed {d['seed']}); "
+                       + "; ".join(f"{r['statistic']}: {r['C0_greater']}/{r['C1_equal']}/{r['C2_less']}"
+                                   for r in d["statistics"]) + " (permutations above / equal / below the data)")
+        else:
+            figures = ", ".join(f"{k} = {_fmt_num(v)}" for k, v in d.items() if _is_scalar(v))
+        rows.append([P(t["name"], "cellb"), P(t["section"]), _status_para(PASS if t["passed"] else FAIL),
+                     Paragraph(_t(figures), S["wrap"])])
+    return rows
+
+
+def _entropy_results(c: dict, number: int) -> list:
+    sec = c["sections"]["entropy"]
+    k = sec["bits_per_symbol"]
+    out: list = [Paragraph(f"{number}. Entropy-source assessment (SP 800-90B)", S["h1"]),
+                 Paragraph(f"Section verdict: {_status_markup(sec['status'])}", S["body"])]
+    if sec.get("tests"):
+        out += [Paragraph("IID tests (5.1, 5.2)", S["h2"]), _table(_iid_rows(sec), [105, 40, 40, BODY_W - 185])]
+    out += [Paragraph("Estimators (the samples as ranks of the values present; the bitstring MSB first, 3.1.3)",
+                      S["h2"]), _table(_estimate_rows(sec), [105, 38, 50, 55, BODY_W - 248])]
+    pairs = [("H_original (smallest estimate on the samples, at most K)", _fmt_num(sec["H_original"]))]
+    if sec.get("H_bitstring") is not None:
+        pairs += [("H_bitstring (smallest estimate per bit, at most 1)", _fmt_num(sec["H_bitstring"])),
+                  (f"min(H_original, {k} x H_bitstring)", _fmt_num(sec["min_entropy"]))]
+    out += [Paragraph("Initial entropy estimate (3.1.3)", S["h2"]), _kv_table(pairs, 260)]
+    restart = sec.get("restart")
+    if restart:
+        sanity, valid = restart["sanity_check"], restart["validation"]
+        rpairs = [("Restart matrix", f"{restart['file']} (1000 restarts x 1000 samples)"),
+                  ("H_I", _fmt_num(restart["H_I"])),
+                  ("Sanity check (3.1.4.3)", f"{'pass' if sanity['passed'] else 'FAIL'}: largest count of one value "
+                                             f"in a row or column X_max = {sanity['X_max']}, cutoff "
+                                             f"{sanity['cutoff']} (alpha {sanity['alpha']:.4g})")]
+        if valid["passed"] is not None:
+            rpairs.append(("Validation (3.1.4.2)", f"{'pass' if valid['passed'] else 'FAIL'}: H_r = "
+                                                   f"{_fmt_num(valid['H_r'])}, H_c = {_fmt_num(valid['H_c'])}, "
+                                                   "pass when min(H_r, H_c) >= H_I / 2"))
+        out += [Paragraph("Restart tests (3.1.4)", S["h2"]), _kv_table(rpairs, 150)]
+    out.append(Paragraph("Assessed min-entropy and health-test cutoffs", S["h2"]))
+    if sec["status"] == PASS:
+        out.append(P(f"Assessed min-entropy: {sec['assessed_min_entropy']:.6f} bits per sample"
+                     + (", the smaller of the initial estimate and the restart estimates"
+                        if restart else "") + ".", "body"))
+        rows = [_header_row("False-alarm rate alpha", "Repetition count cutoff C (4.4.1)",
+                            "Adaptive proportion window W (4.4.2)", "Adaptive proportion cutoff C (4.4.2)")]
+        rows += [[P(h["alpha"]), P(str(h["rct_cutoff"])), P(str(h["apt_window"])), P(str(h["apt_cutoff"]))]
+                 for h in sec["health_tests"]]
+        out.append(_table(rows, [BODY_W / 4] * 4))
+    else:
+        out.append(P("None: " + ("; ".join(sec["reasons"]) or "no min-entropy could be assessed") + ".", "body"))
+    return out
+
+
+def _entropy_story(content: dict) -> list:
+    story: list = _entropy_certificate(content)
+    story += [PageBreakIfNotEmpty()] + _summary(content, findings_number=6) + _entropy_scope(content)
+    story += [PageBreakIfNotEmpty()] + _software(content)
+    story += [PageBreakIfNotEmpty()] + _methodology(content, 4)
+    story += [PageBreakIfNotEmpty()] + _entropy_results(content, 5)
+    story += [CondPageBreak(150)] + _findings(content, 6)
+    story += [NextPageTemplate("signature"), PageBreak(), KeepTogether(_signatures(content, 7))]
+    return story
+
+
 # ----------------------------------------------------------------------------- document
 
 
@@ -706,6 +848,7 @@ def _canvas_class(content: dict) -> type:
     pdf_date = issued.strftime("D:%Y%m%d%H%M%S+00'00'")
     dev = bool(content.get("signer") and content["signer"]["development"])
     title = f"{content['product']['game']} \u2014 {content['product']['spec']} {content['product']['spec_version']}"
+    heading = report_title(content)
 
     class NumberedCanvas(rl_canvas.Canvas):
         """Holds every page until the end so each footer can say "Page x of N"."""
@@ -734,7 +877,7 @@ def _canvas_class(content: dict) -> type:
             self.setFont("Helvetica", 7.5)
             self.setFillColor(colors.HexColor("#404040"))
             if page > 1:
-                self.drawString(MARGIN, PAGE_H - 32, f"Certification Test Report {report_id}")
+                self.drawString(MARGIN, PAGE_H - 32, f"{heading} {report_id}")
                 self.drawRightString(PAGE_W - MARGIN, PAGE_H - 32, title)
                 self.setStrokeColor(GRID)
                 self.line(MARGIN, PAGE_H - 36, PAGE_W - MARGIN, PAGE_H - 36)
@@ -762,6 +905,8 @@ def _draw_signature_box(canv, doc) -> None:
 
 
 def build_story(content: dict) -> list:
+    if is_entropy_report(content):
+        return _entropy_story(content)
     story: list = []
     story += _certificate(content)
     story += [PageBreakIfNotEmpty()] + _summary(content) + _scope(content)
@@ -804,7 +949,7 @@ def render_pdf(content: dict) -> bytes:
     prod = content["product"]
     doc = BaseDocTemplate(buf, pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=50,
                           bottomMargin=50, invariant=1,
-                          title=f"Certification Test Report {content['report_id']}",
+                          title=f"{report_title(content)} {content['report_id']}",
                           author="certify " + prod["suite_version"],
                           subject=f"{prod['game']} {prod['spec']} {prod['spec_version']}: {content['verdict']}",
                           creator="certify " + prod["suite_version"], keywords=identity_keywords(content))
