@@ -89,8 +89,24 @@ def test_report_is_written_and_signed(tmp_path):
     logs = [r for r in report["software"] if r["role"] == "audited log"]
     assert len(logs) == 1 and logs[0]["path"].endswith(CS)
     assert report["methodology"]["rounds"] == len(records(CS))
-    assert report["section_status"]["procedures"] == "pass"
-    assert report["verdict"] == "INCOMPLETE"   # the RNG itself is not in a log
+    assert report["required_sections"] == ["integrity", "rules", "fairness", "math"]
+    assert report["section_status"] == dict.fromkeys(report["required_sections"], "pass")
+    assert report["verdict"] == "PASS"          # an audit report judges the rounds, not the RNG
+    files = report["methodology"]["audited_files"]
+    assert files[0]["size"] == (LOGS / CS).stat().st_size and files[0]["period"][0] is not None
+    assert (tmp_path / "rep" / "audit-caribbean_stud-1.0.pdf").read_bytes().count(b"Round Log Audit Report")
+
+
+def test_report_of_a_mispaid_log_fails_its_rules_section(tmp_path):
+    recs = records(CS)
+    entry = next(e for r in recs for e in r["settlement"] if e["wager"] == "bet" and Decimal(e["net"]) > 0)
+    entry["net"] = str(Decimal(entry["net"]) + 1)
+    result = audit(write(tmp_path, recs), "--report", tmp_path / "rep", "--issued-at", "2026-12-01")
+    assert result.exit_code == 1, result.output
+    report = json.loads((tmp_path / "rep" / "audit-caribbean_stud-1.0.json").read_text())
+    assert report["verdict"] == "FAIL" and report["section_status"]["rules"] == "fail"
+    assert report["section_status"]["integrity"] == "pass"
+    assert any(f["severity"] == "blocking" and "audit: rules" in f["text"] for f in report["findings"])
 
 
 # ------------------------------------------------------------------ 1. integrity

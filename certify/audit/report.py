@@ -1,13 +1,14 @@
 """The audit as a signed PDF + JSON report, through the suite's report machinery.
 
-The report's sections carry the audit's parts: ``shuffle`` the fairness tests of the cards as
-dealt (with the audit's family verdict), ``par_sheet`` the sheet the math was tested against,
-``simulation`` the outcome and RTP tests of the main game (when the log declares the spec
-strategy), ``procedures`` one row per exact check (integrity, rules, decisions) with the first
-findings. The logs are identified as rows of the software table (role ``audited log``: name and
-SHA-256) and in the methodology (size, round count, period). The ``rng`` section is not run (a log
-shows cards, not the generator's output), so the report's verdict is at best INCOMPLETE: it
-certifies the rounds played, not the RNG.
+The report is of the kind ``audit`` (``certify.report.AUDIT_REPORT``): its required sections are
+exactly what an audit produces, ``integrity`` and ``rules`` (exact checks of every round: one
+scenario per finding class with the first findings), ``fairness`` (the card tests of the cards as
+dealt) and ``math`` (the outcome and RTP tests against the PAR sheet, run on the rounds that declare
+the spec strategy). A section with nothing to judge is not run, and a section not run or failed
+keeps the verdict from PASS. The statistical tests of both ``fairness`` and ``math`` form one Holm
+family; each section carries its share of it (rejected members, smallest adjusted p-value), so a
+section fails exactly when one of its own tests is rejected. The logs are identified in the
+methodology (name, size, SHA-256, rounds, period) and as rows of the software table.
 """
 
 from __future__ import annotations
@@ -18,68 +19,77 @@ from typing import Any
 from certify.audit.audit import CLASSES
 
 
-def _family(result: dict) -> dict | None:
+def _section_family(result: dict, tests: list[dict], what: str) -> dict | None:
+    """This section's share of the audit's Holm family: failed when a member of it is rejected or an
+    exact check of it (no p-value) failed."""
     from certify.stats.result import TestResult
 
+    names = {t["name"] for t in tests}
     confirmation = result["confirmation"]
-    if confirmation is None:
+    members = [m for m in (confirmation["stage1"]["members"] if confirmation else []) if m["name"] in names]
+    exact_failed = [t["name"] for t in tests if t["pvalue"] is None and t["applicable"] and not t["passed"]]
+    if not members and not exact_failed:
         return None
-    return TestResult(name="Audit tests (Holm-Bonferroni)", statistic=None, pvalue=confirmation["pvalue"],
-                      alpha=confirmation["alpha"], n=len(confirmation["stage1"]["members"]),
-                      looked_at=confirmation["summary"],
-                      details={"failing": confirmation["failing"]}).to_dict()
+    rejected = [m["name"] for m in members if m["rejected"]]
+    total = len(confirmation["stage1"]["members"]) if confirmation else 0
+    return TestResult(
+        name=f"{what}: Holm-Bonferroni share", statistic=None, alpha=result["alpha"], n=len(members),
+        pvalue=min((m["adjusted"] for m in members), default=None), passed=not rejected and not exact_failed,
+        looked_at=f"this section's {len(members)} of the audit's {total} statistical tests, Holm-adjusted over all "
+                  f"{total}; the smallest adjusted p-value" + (f"; exact checks failed: {exact_failed}"
+                                                              if exact_failed else ""),
+        details={"rejected": rejected, "exact_failed": exact_failed}).to_dict()
 
 
-def _simulation(result: dict, sheet) -> dict | None:
-    tests = result["math"]["tests"]
-    main = next((w for w in sheet.wagers if any(t["name"] == f"{w.name}: outcome frequencies" for t in tests)), None)
-    if main is None:
-        return None
-    chi = next(t for t in tests if t["name"] == f"{main.name}: outcome frequencies")
-    rtp = next((t for t in tests if t["name"] == f"{main.name}: RTP"), None)
-    if rtp is None or not chi["applicable"]:
-        return None
-    d = rtp["details"]
-    rounds = d["rounds"]
-    return {
-        "rounds": rounds,
-        "categories": [c for c in chi["details"].get("labels", [])] or ["(see tests)"],
-        "observed": chi["details"].get("observed", [0]), "expected": chi["details"].get("expected", [0]),
-        "chi_square": chi,
-        "rtp": {"observed": 1 + d["observed_mean"], "theoretical": 1 + d["expected_mean"],
-                "ci_low": 1 + d["ci_low"], "ci_high": 1 + d["ci_high"], "confidence": d["ci_level"],
-                "passed": rtp["passed"]},
-        "tests": tests,
-        "family": _family(result),
-        "wager_tallied": f"{main.name}: the first seat of each round that declares the spec strategy",
-    }
+def _tests_section(result: dict, part: str, what: str, description: dict[str, str]) -> dict | None:
+    tests = result[part]["tests"]
+    if not tests:
+        return None      # nothing to judge: the section is not run and the report cannot pass
+    return {"description": description, "tests": tests, "family": _section_family(result, tests, what)}
+
+
+def _scenarios(result: dict, classes: tuple[str, ...]) -> dict:
+    return {"fixtures": [f["name"] for f in result["files"]], "scenarios": [
+        {"id": f"audit: {c}", "rule": _RULES[c], "source": f"round log, {result['rounds']:,} rounds",
+         "status": "pass" if result["findings"][c]["count"] == 0 else "fail",
+         "expected": {"findings": 0}, "actual": {"findings": result["findings"][c]["count"],
+                                                 "first": result["findings"][c]["first"][:20]}}
+        for c in classes]}
+
+
+def _math_description(result: dict) -> dict[str, str]:
+    declared = result["math"]["declared_rounds"]
+    out = {"Rounds tested": f"{declared:,} rounds declaring the spec strategy (first seat)",
+           "PAR sheet": str(result["math"]["par_sheet"] or "-")}
+    if result["par_provenance"]:
+        out["PAR sheet source"] = ", ".join(f"{k}: {v}" for k, v in result["par_provenance"].items()
+                                            if isinstance(v, (str, int, bool)))
+    deviations = result["math"].get("free_play_deviations_from_spec_strategy")
+    if result["math"].get("free_play_decisions"):
+        out["Free play"] = (f"{result['math']['free_play_decisions']:,} decisions, {deviations:,} different from "
+                            "the spec strategy (what they cost is not judged)")
+    return out
 
 
 def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
     from certify import __version__ as suite_version
-    from certify.report import Product, ReportInput, paytable_identity
+    from certify.report import AUDIT_REPORT, Product, ReportInput, paytable_identity
     from certify.report.identify import file_sha256, software_inventory
     from certify.run import pay_tables
     from rng import __version__ as rng_version
 
-    sheet = result["_sheet"]
     software = software_inventory(spec_path=spec_path)
     for f in result["files"]:
         software.append({"path": f["name"], "sha256": f["sha256"], "role": "audited log"})
-    family = _family(result)
-    shuffle = None
-    if result["fairness"]["tests"]:
-        shuffle = {"description": {"Cards": f"first deal of each round, {result['fairness']['positions']} positions "
-                                            "in dealing order; deck orders where the log gives them"},
-                   "tests": result["fairness"]["tests"], "family": family}
-    par = dict(sheet.to_dict(), provenance=result["par_provenance"]) if result["par_provenance"] else sheet.to_dict()
-    procedures = {"fixtures": [f["name"] for f in result["files"]], "scenarios": [
-        {"id": f"audit: {c}", "rule": _RULES[c], "source": "round log",
-         "status": "pass" if result["findings"][c]["count"] == 0 else "fail",
-         "expected": {"findings": 0}, "actual": {"findings": result["findings"][c]["count"],
-                                                 "first": result["findings"][c]["first"][:20]}}
-        for c in CLASSES]}
+    fair = result["fairness"]
+    cards = {"Cards": f"the first {fair['positions']} cards of each round's first deal, in dealing order; deck "
+                      "orders where the log gives them",
+             "First-deal sizes (rounds)": ", ".join(f"{k}: {v:,}" for k, v in fair["first_deal_sizes"].items())}
     spec_data = spec.model_dump(mode="json")
+    notes = []
+    if not result["math"]["tests"]:
+        notes.append("Math against the PAR sheet: not run: no round of the logs declares the spec strategy "
+                     "(free play), so no outcome can be compared with the sheet.")
     return ReportInput(
         product=Product(game=spec.title, spec=spec.name, spec_version=str(spec.version),
                         paytable_sha256=paytable_identity(pay_tables(spec_data)),
@@ -94,13 +104,15 @@ def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
             "audited_files": result["files"],
             "rounds": result["rounds"], "period": result["period"],
             "sample_sizes": {"rounds audited": result["rounds"],
-                             "rounds in the card battery sample": result["fairness"]["battery_sample"],
-                             "deck orders": result["fairness"]["deck_orders"],
+                             "rounds in the card battery sample": fair["battery_sample"],
+                             "deck orders": fair["deck_orders"],
                              "rounds declaring the spec strategy": result["math"]["declared_rounds"]},
         },
-        software=software,
-        shuffle=shuffle, par_sheet=par, simulation=_simulation(result, sheet), procedures=procedures,
-        findings=["RNG results: not run: a round log shows the cards dealt, not the generator's output."],
+        software=software, required=AUDIT_REPORT,
+        integrity=_scenarios(result, ("integrity",)), rules=_scenarios(result, ("rules", "decisions")),
+        fairness=_tests_section(result, "fairness", "Fairness of the cards", cards),
+        math=_tests_section(result, "math", "Math", _math_description(result)),
+        findings=notes,
     )
 
 
