@@ -71,6 +71,11 @@ def test_fair_example_logs_pass(name, tmp_path):
     assert data["files"][0]["sha256"] and data["files"][0]["size"] == (LOGS / name).stat().st_size
     applicable = [t for t in data["fairness"]["tests"] if t["applicable"]]
     assert applicable, "the card tests must run on the dealt positions"
+    dealer = [t for t in data["fairness"]["tests"] if t["name"].startswith("dealer ")]
+    if name == HB:   # Hold'em Bonus has no dealer threshold
+        assert not dealer
+    else:            # Caribbean Stud qualifies, Five Card Mulligan stands: the rate on every round
+        assert len(dealer) == 1 and dealer[0]["n"] == len(records(name)) and dealer[0]["passed"]
     if name != HB:   # the spec strategy is declared: outcomes and RTP against the PAR sheet
         assert any(t["name"].endswith("RTP") and t["applicable"] for t in data["math"]["tests"])
     else:            # free play: decisions counted against the spec strategy, deck orders tested
@@ -283,6 +288,32 @@ def test_biased_shuffle_is_caught_by_the_card_tests(tmp_path):
     code, data = audit_json(tmp_path, recs, spec="casino_stud")
     assert code == 1 and all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
     assert "dealt cards: CardPosition (every round)" in data["family"]["failing"]
+
+
+def test_dealer_qualifying_too_often_is_caught_by_its_rate(tmp_path):
+    """Negative control with every payout right: an engine that re-deals one in three of the
+    dealer's non-qualifying hands (Casino Stud, one seat). Of 1,000 rounds dealt 852 are logged;
+    the dealer qualifies in 65.3% of them (99% CI 60.9%..69.4%) against the exact 1,463,700 of
+    2,598,960 hands (56.3%): p = 1.2e-7, rejected by Holm; integrity and rules pass."""
+    from certify.audit import sample
+    from certify.audit.audit import _strategy, examine
+
+    spec = load_spec("casino_stud")
+    strategy = _strategy(spec)
+    kept, missed = [], 0
+    for r in sample.records(spec, 1000, 7):
+        flag = examine(spec, strategy, r, "").dealer
+        missed += flag == ("qualifies", False)
+        if flag != ("qualifies", False) or missed % 3:
+            kept.append(r)
+    for i, r in enumerate(kept, 1):
+        r["round"] = i
+    code, data = audit_json(tmp_path, kept, spec="casino_stud")
+    assert len(kept) == 852
+    assert code == 1 and all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
+    assert "dealer qualifies: rate" in data["family"]["failing"]
+    rate = next(t for t in data["fairness"]["tests"] if t["name"] == "dealer qualifies: rate")
+    assert rate["details"]["ci"][0] > rate["details"]["p0"]     # the interval lies above the exact share
 
 
 def test_rounds_redealt_when_the_player_loses_fail_the_math(tmp_path):

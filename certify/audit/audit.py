@@ -78,6 +78,7 @@ class Tally:
     decisions: int = 0
     free_deviations: int = 0                  # free play: decisions other than the spec strategy's
     outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
+    dealer: Counter = field(default_factory=Counter)     # (reveal flag, met) -> rounds
     last: dict[str, tuple[int, datetime, str]] = field(default_factory=dict)
 
     def add(self, finding: Finding) -> None:
@@ -113,6 +114,7 @@ class Examined:
     dealt: list[int]
     decisions: int
     settled: bool
+    dealer: tuple[str, bool] | None = None    # the rules' reveal: ("qualifies" | "stands", met or not)
 
 
 def examine(spec, strategy, record: dict, where: str) -> Examined:
@@ -120,7 +122,20 @@ def examine(spec, strategy, record: dict, where: str) -> Examined:
     findings = list(fed.findings)
     if fed.round is not None:
         findings += compare(spec, record, fed, f"{where}: ")
-    return Examined(findings, fed.dealt, fed.decisions, fed.round is not None)
+    return Examined(findings, fed.dealt, fed.decisions, fed.round is not None, _dealer_flag(fed.round))
+
+
+# The engines' reveal event says whether the dealer's first five cards met the spec's threshold;
+# the flag's name -> the spec's dealer field holding that threshold.
+DEALER_FLAGS = {"qualifies": "qualifies", "stands": "stands_on"}
+
+
+def _dealer_flag(rnd) -> tuple[str, bool] | None:
+    if rnd is None:
+        return None
+    reveal = next((e for e in reversed(rnd.events) if e.kind == "reveal"), None)
+    args = reveal.args() if reveal is not None else {}
+    return next(((flag, bool(args[flag])) for flag in DEALER_FLAGS if flag in args), None)
 
 
 def _strategy(spec):
@@ -170,6 +185,8 @@ class Auditor:
         if examined is None:
             examined = examine(self.spec, self.strategy, record, where)
         t.decisions += examined.decisions
+        if examined.dealer is not None:
+            t.dealer[examined.dealer] += 1
         for finding in examined.findings:
             if finding.kind == "decisions" and not declared:
                 t.free_deviations += 1
@@ -313,6 +330,29 @@ class Auditor:
             decks = np.vstack(t.decks)
             for name, test in CARD_TESTS:
                 out.append(_named(test(decks, alpha), f"deck orders: {name}"))
+        return out + self._dealer_rates()
+
+    def _dealer_rates(self) -> list:
+        """How often the dealer's first five cards met the spec's threshold (the rules' own reveal),
+        against the exact share of the 2,598,960 five-card hands that meet it: an exact binomial
+        test with its Clopper-Pearson interval. Any deal, any seats: the dealer's five are a uniform
+        five-card hand."""
+        from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
+        from certify.stats.gof import binomial_test
+
+        out = []
+        for flag, field_name in DEALER_FLAGS.items():
+            met, missed = self.tally.dealer[(flag, True)], self.tally.dealer[(flag, False)]
+            total = met + missed
+            threshold = getattr(getattr(self.spec, "dealer", None), field_name, None)
+            if not total or threshold is None:
+                continue
+            hands = hands_meeting(threshold)
+            what = "qualifies" if flag == "qualifies" else "stands (no mulligan)"
+            out.append(binomial_test(met, total, hands / FIVE_CARD_HANDS, alpha=self.alpha, confidence=1 - self.alpha,
+                                     name=f"dealer {what}: rate",
+                                     looked_at=f"rounds in which the dealer {what}: {met:,} of {total:,}, against "
+                                               f"the exact {hands:,} of {FIVE_CARD_HANDS:,} five-card hands"))
         return out
 
     def _math(self) -> list:
