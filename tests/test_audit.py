@@ -102,6 +102,15 @@ def test_report_is_written_and_signed(tmp_path):
     assert (tmp_path / "rep" / "audit-caribbean_stud-1.0.pdf").read_bytes().count(b"Round Log Audit Report")
 
 
+def test_report_on_too_few_rounds_for_any_test_is_never_a_pass():
+    """Fail closed: a section whose tests all say "not applicable" judged nothing: not run."""
+    from certify.audit.report import _tests_section
+
+    idle = {"name": "dealt cards: Runs", "applicable": False, "pvalue": None, "passed": True}
+    result = {"fairness": {"tests": [idle]}, "confirmation": None, "alpha": 0.01}
+    assert _tests_section(result, "fairness", "Fairness", {}) is None
+
+
 def test_report_of_a_mispaid_log_fails_its_rules_section(tmp_path):
     recs = records(CS)
     entry = next(e for r in recs for e in r["settlement"] if e["wager"] == "bet" and Decimal(e["net"]) > 0)

@@ -43,8 +43,8 @@ def _section_family(result: dict, tests: list[dict], what: str) -> dict | None:
 
 def _tests_section(result: dict, part: str, what: str, description: dict[str, str]) -> dict | None:
     tests = result[part]["tests"]
-    if not tests:
-        return None      # nothing to judge: the section is not run and the report cannot pass
+    if not any(t["applicable"] for t in tests):
+        return None      # nothing judged (no test, or too few rounds for any): not run, never a pass
     return {"description": description, "tests": tests, "family": _section_family(result, tests, what)}
 
 
