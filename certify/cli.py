@@ -900,6 +900,77 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
         sys.exit(1)
 
 
+@cli.command("audit")
+@click.argument("logs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--spec", required=True, help="The spec the rounds were played under (name in specs/ or a path).")
+@click.option("--alpha", type=click_alpha(), default=0.01, show_default=True,
+              help="Family level of the statistical tests (Holm-Bonferroni).")
+@click.option("--sample", type=click_number(1000, 10**8, integer=True, why="rounds the card battery holds"),
+              default=1_000_000, show_default=True,
+              help="Rounds (and deck orders) the card battery keeps in memory; the tallies take every round.")
+@click.option("--jobs", type=WORKERS, default=1, show_default=True,
+              help="Worker processes that parse and re-settle the rounds (the result is the same).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
+              help="Write the whole audit (every finding class, test and file) as JSON.")
+@click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
+              help="Write a signed PDF + JSON audit report into this folder.")
+@click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
+              help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
+@_KEY_DIR
+@_PASSPHRASE_FILE
+@_ALLOW_INSECURE_KEY
+@_NO_CACHE
+def audit_command(logs, spec, alpha, sample, jobs, json_path, report_dir, issued_at, key_dir, passphrase_file,
+                  allow_insecure_key, no_cache) -> None:
+    """Audit round logs (JSON Lines, .gz read transparently; docs/round-log.md) of SPEC: integrity,
+    every round re-settled by the rules, fairness of the cards dealt, outcomes and RTP against the
+    PAR sheet where the log declares the spec strategy.
+
+    Exit 0 when everything passes, 1 on any finding or failed test, 2 when a log cannot be read
+    (file:line named; nothing is written then)."""
+    from certify.audit.cli import run_audit
+
+    code = run_audit(logs, spec, alpha=alpha, sample=sample, jobs=jobs, json_path=json_path, report_dir=report_dir,
+                     issued_at=issued_at, key_dir=key_dir, passphrase_file=passphrase_file,
+                     allow_insecure_key=allow_insecure_key, no_cache=no_cache,
+                     passphrase_source=_passphrase_source, warn_about_key=_warn_about_key)
+    if code:
+        sys.exit(code)
+
+
+@cli.command("drive")
+@click.option("--engine", "command", required=True,
+              help="The engine's command line; it speaks the certify-drive/1 protocol (docs/round-log.md).")
+@click.option("--spec", required=True, help="The spec the engine plays (name in specs/ or a path).")
+@click.option("--rounds", type=click_number(1, 10**9, integer=True), required=True, help="Rounds to play.")
+@click.option("--seed", type=click_number(0, 2**63 - 1, integer=True), default=0, show_default=True,
+              help="Seed of the harness's wagers and random decisions.")
+@click.option("--play", type=click.Choice(["spec", "random"]), default="spec", show_default=True,
+              help="Answer decisions by the spec's strategy (outcomes then tested against the PAR sheet) or by "
+                   "a seeded random legal choice (every branch played).")
+@click.option("--seats", type=click_number(1, 16, integer=True), default=1, show_default=True,
+              help="Seats the harness plays (at most the spec's).")
+@click.option("--timeout", type=click_number(0.1, 3600, why="seconds one round may take"), default=10.0,
+              show_default=True, help="Seconds the engine may take for one round.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default="drive.jsonl", show_default=True,
+              callback=_writable_target, help="Where the round log is written (only when every round completed).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
+              help="Write the audit of the log as JSON.")
+@_NO_CACHE
+def drive_command(command, spec, rounds, seed, play, seats, timeout, log_path, json_path, no_cache) -> None:
+    """Drive an engine the suite did not write: place wagers, answer its decisions, log every round,
+    then audit the log (certify audit).
+
+    Exit 0 when the audit passes, 1 when the engine crashes, hangs, breaks the protocol or lies
+    (the round is named; no log is written) or the audit finds anything, 2 on a usage error."""
+    from certify.audit.cli import run_drive
+
+    code = run_drive(command, spec, rounds=rounds, seed=seed, play=play, seats=seats, timeout=timeout,
+                     log_path=log_path, json_path=json_path, no_cache=no_cache)
+    if code:
+        sys.exit(code)
+
+
 def main() -> None:
     cli(prog_name="certify")
 

@@ -50,6 +50,8 @@ def cents_down(amount: Decimal) -> Decimal:
 
 
 def _freeze(value: Any) -> Any:
+    if isinstance(value, (str, int, Decimal)) or value is None:   # the common case, before the slow ABC check
+        return value
     if isinstance(value, Mapping):
         return tuple((k, _freeze(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
@@ -213,6 +215,14 @@ class Round:
         self._record("place_wager", **args)
         s.wagers[wager] = amount
 
+    def input(self, kind: str, **args: Any) -> None:
+        """Apply one input event by its kind (``place_wager``, ``deal``, ``act`` ...): the one entry
+        point a log of any family is fed through (``replay``, ``certify audit``). A kind that is no
+        step of this game is an ``IllegalAction`` naming the steps it has."""
+        if kind not in self.input_kinds:
+            raise IllegalAction(f"{self.spec.name} has no step {kind!r} (its steps: {', '.join(self.input_kinds)})")
+        getattr(self, kind)(**args)
+
     def transcript(self) -> str:
         """The round as readable lines, one event per line (for reports and failing tests)."""
         return "\n".join(str(e) for e in self._events)
@@ -262,5 +272,5 @@ def replay(round_factory, events: Iterable[Event]) -> Round:
                 continue
             raise ValueError(f"replay accepted {kind} {args} which the original round rejected ({reason})")
         if event.kind in rnd.input_kinds:
-            getattr(rnd, event.kind)(**event.args())
+            rnd.input(event.kind, **event.args())
     return rnd

@@ -42,11 +42,18 @@ SECTION_TITLES = {
     "simulation": "Simulation verification",
     "procedures": "Procedure scenarios",
     "entropy": "Entropy-source assessment (SP 800-90B)",
+    "integrity": "Integrity of the logs",
+    "rules": "Rules (every round re-settled)",
+    "fairness": "Fairness of the cards as dealt",
+    "math": "Math against the PAR sheet",
 }
 # Sections a report may carry besides the required ones; a report may require them instead
 # (``ReportInput.required``): an entropy-source assessment report requires only "entropy".
 OPTIONAL_SECTIONS = ("entropy",)
 ENTROPY_REPORT = ("entropy",)
+# An audit of round logs (certify audit --report) requires exactly what an audit produces; these
+# sections belong to that kind only, so a certification can never carry or be replaced by them.
+AUDIT_REPORT = ("integrity", "rules", "fairness", "math")
 
 PASS, FAIL, NOT_RUN, COMPUTED = "pass", "fail", "not run", "computed"
 VERDICT_PASS, VERDICT_FAIL, VERDICT_INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -345,6 +352,10 @@ def _entropy_section(raw: Any, path: str) -> dict[str, Any]:
 
 _SECTION_BUILDERS = {
     "entropy": _entropy_section,
+    "integrity": _procedure_section,
+    "rules": _procedure_section,
+    "fairness": _test_section,
+    "math": _test_section,
     "rng": _test_section,
     "shuffle": _test_section,
     "par_sheet": _par_section,
@@ -405,6 +416,10 @@ class ReportInput:
     signer: SignerInfo | None = None
     report_id: str | None = None
     entropy: Any = None
+    integrity: Any = None
+    rules: Any = None
+    fairness: Any = None
+    math: Any = None
     required: tuple[str, ...] = REQUIRED_SECTIONS
 
 
@@ -488,6 +503,12 @@ def standards_tested(sections: Mapping[str, dict | None]) -> list[dict[str, str]
         gli.append("game outcomes and RTP against the PAR sheet")
     if sections.get("procedures"):
         gli.append("table procedures and settlement")
+    if sections.get("integrity") or sections.get("rules"):
+        gli.append("the rounds played, from the operator's round logs: integrity and every settlement")
+    if sections.get("fairness"):
+        gli.append("the cards as dealt in those rounds")
+    if sections.get("math"):
+        gli.append("their outcomes against the PAR sheet")
     if gli:
         out.append({"standard": "GLI-11 / GLI-19 style evaluation (not a GLI certification)",
                     "tested": "; ".join(gli)})
@@ -530,7 +551,7 @@ def _auto_findings(sections: Mapping[str, dict | None]) -> list[dict[str, str]]:
             if not sec["rtp"]["passed"]:
                 findings.append({"severity": severity, "section": title,
                                  "text": "Theoretical RTP outside the simulated confidence interval."})
-        if key == "procedures":
+        if key in ("procedures", "integrity", "rules"):
             for s in sec["scenarios"]:
                 if s["status"] == FAIL:
                     findings.append({"severity": "blocking", "section": title,
@@ -556,15 +577,16 @@ def paytable_identity(pay_tables: Any) -> str:
 def build_content(data: ReportInput) -> dict[str, Any]:
     """Validate the input and judge it: the single content dict behind the PDF and the JSON."""
     required = tuple(data.required)
-    if required not in (REQUIRED_SECTIONS, ENTROPY_REPORT):
-        _fail("required", f"{list(REQUIRED_SECTIONS)} (a certification) or {list(ENTROPY_REPORT)}", list(required))
+    if required not in (REQUIRED_SECTIONS, ENTROPY_REPORT, AUDIT_REPORT):
+        _fail("required", f"{list(REQUIRED_SECTIONS)} (a certification), {list(ENTROPY_REPORT)} or "
+                          f"{list(AUDIT_REPORT)} (an audit)", list(required))
     _check_product(data.product, pay_tables="par_sheet" in required)
     if data.issued_at.tzinfo is None:
         _fail("issued_at", "a timezone-aware datetime", data.issued_at)
     methodology = _check_methodology(data.methodology)
     software = _check_software(data.software)
     keys = required + tuple(k for k in OPTIONAL_SECTIONS if getattr(data, k) is not None and k not in required)
-    stray = [k for k in REQUIRED_SECTIONS if k not in keys and getattr(data, k) is not None]
+    stray = [k for k in REQUIRED_SECTIONS + AUDIT_REPORT if k not in keys and getattr(data, k) is not None]
     if stray:
         _fail("required", f"every section given ({stray}) among the report's sections", list(required))
     sections: dict[str, dict | None] = {}

@@ -26,7 +26,7 @@ from reportlab.platypus.flowables import PageBreakIfNotEmpty
 
 from certify.report import charts
 from certify.signing import SIGNATURE_BOX, SIGNATURE_FIELD
-from certify.report.model import (FAIL, NOT_RUN, PASS, SECTION_TITLES,
+from certify.report.model import (AUDIT_REPORT, FAIL, NOT_RUN, PASS, SECTION_TITLES,
                                   VERDICT_PASS, jsonable)
 
 PAGE_W, PAGE_H = A4
@@ -219,7 +219,7 @@ def _summary(c: dict, findings_number: int = 11) -> list:
 def _key_figures(key: str, sec: dict | None) -> str:
     if sec is None:
         return "Not run."
-    if key in ("rng", "shuffle"):
+    if key in ("rng", "shuffle", "fairness", "math"):
         tests = sec["tests"] + sec["kat"] + sec["health"]
         applicable = [t for t in tests if t["verdict"] != "not applicable"]
         failed = [t for t in applicable if t["verdict"] == FAIL]
@@ -247,7 +247,9 @@ def _key_figures(key: str, sec: dict | None) -> str:
               else "")
         return (f"{sec['rounds']:,} rounds; chi-square p = {_fmt_p(sec['chi_square']['pvalue'])}; "
                 f"RTP {_pct(rtp['observed'])} observed{ci} vs {_pct(rtp['theoretical'])} theoretical.")
-    if key == "procedures":
+    if key in ("procedures", "integrity", "rules"):
+        if key != "procedures":
+            return "; ".join(f"{s['id']}: {s['actual']['findings']:,} findings" for s in sec["scenarios"]) + "."
         failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
         return f"{len(sec['scenarios'])} scenarios, {failed} failed."
     if key == "entropy":
@@ -628,11 +630,11 @@ def _simulation(c: dict) -> list:
     return out
 
 
-def _procedures(c: dict) -> list:
-    out: list = [Paragraph("10. Procedure scenarios", S["h1"])]
-    sec = c["sections"]["procedures"]
+def _procedures(c: dict, key: str = "procedures", number: int = 10) -> list:
+    out: list = [Paragraph(f"{number}. {SECTION_TITLES[key]}", S["h1"])]
+    sec = c["sections"][key]
     if sec is None:
-        return out + _not_run("The procedure scenarios")
+        return out + _not_run(SECTION_TITLES[key])
     failed = sum(1 for s in sec["scenarios"] if s["status"] == FAIL)
     out.append(Paragraph(f"Section verdict: {_status_markup(sec['status'])} "
                          f"({len(sec['scenarios'])} scenarios, {failed} failed)", S["body"]))
@@ -712,6 +714,8 @@ def is_entropy_report(content: dict) -> bool:
 
 
 def report_title(content: dict) -> str:
+    if is_audit_report(content):
+        return "Round Log Audit Report"
     return "Entropy Source Assessment Report" if is_entropy_report(content) else "Certification Test Report"
 
 
@@ -841,6 +845,87 @@ def _entropy_story(content: dict) -> list:
     return story
 
 
+# ----------------------------------------------------------------------------- round-log audit report
+
+
+def is_audit_report(content: dict) -> bool:
+    return content.get("required_sections") == list(AUDIT_REPORT)
+
+
+def _audit_certificate(c: dict) -> list:
+    prod, m = c["product"], c["methodology"]
+    verdict = c["verdict"]
+    colour = GREEN if verdict == VERDICT_PASS else RED if verdict == "FAIL" else AMBER
+    meaning = {"PASS": "every round was checked and settled as the spec says, and the cards and outcomes "
+                       "fit the exact math (at the stated false-alarm rate)",
+               "FAIL": "at least one finding (see Findings)",
+               "INCOMPLETE": "at least one part of the audit could not be run on these logs"}[verdict]
+    banner = Table([[Paragraph(f'<font size="18" color="{colour.hexval()}"><b>VERDICT: {verdict}</b></font>',
+                               S["body"])], [P(f"Meaning: {meaning}.", "body")]], colWidths=[BODY_W])
+    banner.setStyle(TableStyle([("BOX", (0, 0), (-1, -1), 1.5, colour), ("TOPPADDING", (0, 0), (-1, -1), 6),
+                                ("BOTTOMPADDING", (0, 0), (-1, -1), 6), ("LEFTPADDING", (0, 0), (-1, -1), 8)]))
+    period = m.get("period") or [None, None]
+    out: list = [Spacer(1, 30), Paragraph(report_title(c), S["title"]),
+                 Paragraph(_t(f"{prod['game']} — spec {prod['spec']} version {prod['spec_version']}"),
+                           S["subtitle"]),
+                 _kv_table([("Report ID", c["report_id"]), ("Date of issue", c["issued_at"]),
+                            ("Rounds audited", f"{m.get('rounds', 0):,}"),
+                            ("Period covered", f"{period[0] or '-'} to {period[1] or '-'}"),
+                            ("Spec file SHA-256", Paragraph(_t(prod.get("spec_sha256") or "-"), S["mono"])),
+                            ("Pay-table identity (SHA-256)", Paragraph(_t(prod["paytable_sha256"]), S["mono"])),
+                            ("Test suite version", prod["suite_version"]),
+                            ("Software fingerprint (SHA-256)", Paragraph(_t(c["software_fingerprint"]), S["mono"]))],
+                           key_w=170),
+                 Paragraph("Logs audited", S["h2"])]
+    rows = [_header_row("File", "Bytes", "Rounds", "SHA-256 (of the bytes on disk)")]
+    rows += [[Paragraph(_t(f["name"]), S["wrap"]), P(f"{f['size']:,}"), P(f"{f['rounds']:,}"),
+              Paragraph(_t(f["sha256"]), S["mono"])] for f in m.get("audited_files", [])]
+    out += [_table(rows, [150, 55, 45, BODY_W - 250]), Paragraph("Standards tested against", S["h2"])]
+    srows = [_header_row("Standard", "What was tested")]
+    srows += [[P(x["standard"], "cellb"), P(x["tested"])] for x in c["standards"]]
+    out += [_table(srows, [170, BODY_W - 170]), Spacer(1, 14), banner, Spacer(1, 12)]
+    return out + _signer_notice(c)
+
+
+def _audit_scope(c: dict) -> list:
+    items = [
+        "This report covers the round logs identified on the first page, byte for byte, played under the spec "
+        "identified there. It certifies the rounds in them, not the game's RNG or server: a log shows the cards "
+        "dealt, not the generator that dealt them.",
+        "Integrity and rules are exact checks of every round: any finding fails the audit. The fairness and math "
+        "tests are statistical: together they form one Holm-Bonferroni family, so a fair, correctly settled log "
+        f"fails with probability at most alpha = {_fmt_num(c['methodology']['alpha'])}.",
+        "The math section compares outcomes with the PAR sheet only on rounds that declare the spec strategy; "
+        "free play (people deciding) leaves it not run.",
+    ]
+    return [Paragraph("2. Scope and limitations", S["h1"])] + [P("\u2022 " + i, "body") for i in items]
+
+
+def _audit_story(content: dict) -> list:
+    story: list = _audit_certificate(content)
+    story += [PageBreakIfNotEmpty()] + _summary(content, findings_number=9) + _audit_scope(content)
+    story += [PageBreakIfNotEmpty()] + _software(content)
+    shown = ("audited_files", "rounds", "period")    # the first page's table of logs shows these
+    brief = {**content, "methodology": {k: v for k, v in content["methodology"].items() if k not in shown}}
+    story += [PageBreakIfNotEmpty()] + _methodology(brief, 4)
+    story += [PageBreakIfNotEmpty()] + _procedures(content, "integrity", 5)
+    story += [CondPageBreak(150)] + _procedures(content, "rules", 6)
+    story += [PageBreakIfNotEmpty()] + _test_section(content, "fairness", 7, SECTION_TITLES["fairness"])
+    story += _descriptions_of(content, "fairness")
+    story += [PageBreakIfNotEmpty()] + _test_section(content, "math", 8, SECTION_TITLES["math"])
+    story += _descriptions_of(content, "math")
+    story += [CondPageBreak(150)] + _findings(content, 9)
+    story += [NextPageTemplate("signature"), PageBreak(), KeepTogether(_signatures(content, 10))]
+    return story
+
+
+def _descriptions_of(c: dict, key: str) -> list:
+    sec = c["sections"][key]
+    if not sec or not sec["description"]:
+        return []
+    return [Paragraph("What was tested", S["h2"]), _kv_table(list(sec["description"].items()), 150)]
+
+
 # ----------------------------------------------------------------------------- document
 
 
@@ -909,6 +994,8 @@ def _draw_signature_box(canv, doc) -> None:
 def build_story(content: dict) -> list:
     if is_entropy_report(content):
         return _entropy_story(content)
+    if is_audit_report(content):
+        return _audit_story(content)
     story: list = []
     story += _certificate(content)
     story += [PageBreakIfNotEmpty()] + _summary(content) + _scope(content)

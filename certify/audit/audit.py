@@ -1,0 +1,549 @@
+"""``certify audit``: every logged round against the rules, all of them against the math.
+
+One streaming pass over the logs (``certify.audit.log``), in the order given. For each round:
+
+1. **integrity**: the schema (else exit 2), round ids per table consecutive (a repeat or a step
+   back is a duplicate, a jump is missing rounds), time never going backwards per table, no card
+   dealt twice in a round, every card a card of the deck, the dealt cards the deck's own order
+   when the log gives the deck;
+2. **rules**: the round re-settled by the spec's round class (``certify.audit.rounds``): every
+   illegal action, and every wager whose logged net differs from the rules' (round, seat, wager,
+   logged, correct, the rule), the round's outcome (played / misdeal) and the progressive meter;
+   where the log declares the spec strategy, every decision that is not the strategy's;
+3. **fairness** of the cards as dealt, with ``certify.stats.cards`` (the module ``certify rng``
+   uses): the first k cards of each round's first deal (the cards dealt before any decision; k the
+   smallest first-deal size of at least 1% of the rounds, as seats come and go: rounds dealing
+   fewer are counted and left out) as a deal of k cards in dealing order: card x position over
+   every round (tallied as read, constant memory), and the card
+   battery (``certify.stats.battery.CARD_TESTS``: suit and rank by position, adjacent pairs, runs,
+   gaps, coupon collector, poker categories of each 5-card slot, serial independence, repeated
+   deals) on the first ``sample`` rounds; where the log gives deck orders, the same battery on
+   the decks;
+4. **math**, on the rounds that declare the spec strategy: for each wager of the PAR sheet
+   (``certify.analysis.cache.load_or_compute``), the net results of the first seat of each round
+   (seats of one round share the dealer's cards, so only one is taken) in units of its initial
+   wager, against the sheet's return table with rows of equal pays merged (chi-square,
+   ``certify.stats.gof.chisquare_gof``) and the mean against the sheet's return (RTP with its
+   confidence interval, ``certify.stats.gof.mean_return_test``; not for a wager paid from a
+   meter, whose return depends on the meter);
+5. **verdict**: Holm-Bonferroni at alpha over every statistical test
+   (``certify.stats.multiple.holm``; a log has no fresh data, so the stage-1 verdict stands: a fair
+   log fails with probability at most alpha); every exact finding (integrity, rules, decisions)
+   fails the audit outright. Exit 0 pass, 1 findings, 2 unusable input.
+
+Memory: the tallies are constant; the battery's sample holds ``sample`` x k bytes (and
+``sample`` x 52 for decks), whatever the size of the log. Findings are counted in full and the
+first :data:`KEEP_FINDINGS` of each class are kept for the report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from certify.audit.log import LogError, LogFile, check_log_path, read_lines, read_records
+from certify.audit.rounds import Finding, card_code, compare, feed
+from certify.cards import card_str
+
+KEEP_FINDINGS = 200
+BATCH = 500                  # lines a worker re-settles at once (--jobs)
+DEFAULT_SAMPLE = 1_000_000
+CLASSES = ("integrity", "rules", "decisions")
+METER_CELL = "meter award"
+
+
+@dataclass
+class Tally:
+    """Everything the pass keeps: bounded whatever the number of rounds."""
+
+    rounds: int = 0
+    findings: dict[str, list[Finding]] = field(default_factory=lambda: {c: [] for c in CLASSES})
+    counts: Counter = field(default_factory=Counter)
+    positions: dict[int, np.ndarray] = field(default_factory=dict)   # first-deal size k -> k x 52 counts
+    sample: dict[int, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
+    sample_rows: int = 0
+    k: int | None = None                      # the positions tested (chosen at the end: ``choose_k``)
+    short_deals: int = 0                      # rounds whose first deal is shorter than k (left out)
+    decks: list[np.ndarray] = field(default_factory=list)
+    deck_rows: int = 0
+    declared: int = 0                         # rounds that declare the spec strategy
+    decisions: int = 0
+    free_deviations: int = 0                  # free play: decisions other than the spec strategy's
+    outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
+    dealer: Counter = field(default_factory=Counter)     # (reveal flag, met) -> rounds
+    last: dict[str, tuple[int, datetime, str]] = field(default_factory=dict)
+
+    def add(self, finding: Finding) -> None:
+        self.counts[finding.kind] += 1
+        kept = self.findings[finding.kind]
+        if len(kept) < KEEP_FINDINGS:
+            kept.append(finding)
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _first_deal(record: dict, dealt: list[int]) -> int:
+    """How many cards the log deals before its first decision (or board card)."""
+    count = 0
+    for action in record["actions"]:
+        if action["type"] == "deal":
+            if action["to"] == "board":
+                break
+            count += len(action["cards"])
+        elif action["type"] in ("decision", "void_seat", "reveal"):
+            break
+    return min(count, len(dealt))
+
+
+@dataclass
+class Examined:
+    """One round through the rules: its findings (illegal actions, settlement differences,
+    decisions), the cards in dealing order, whether the rules settled it."""
+
+    findings: list[Finding]
+    dealt: list[int]
+    decisions: int
+    settled: bool
+    dealer: tuple[str, bool] | None = None    # the rules' reveal: ("qualifies" | "stands", met or not)
+
+
+def examine(spec, strategy, record: dict, where: str) -> Examined:
+    fed = feed(spec, record, strategy, f"{where}: ")
+    findings = list(fed.findings)
+    if fed.round is not None:
+        findings += compare(spec, record, fed, f"{where}: ")
+    return Examined(findings, fed.dealt, fed.decisions, fed.round is not None, _dealer_flag(fed.round))
+
+
+# The engines' reveal event says whether the dealer's first five cards met the spec's threshold;
+# the flag's name -> the spec's dealer field holding that threshold.
+DEALER_FLAGS = {"qualifies": "qualifies", "stands": "stands_on"}
+
+
+def _dealer_flag(rnd) -> tuple[str, bool] | None:
+    if rnd is None:
+        return None
+    reveal = next((e for e in reversed(rnd.events) if e.kind == "reveal"), None)
+    args = reveal.args() if reveal is not None else {}
+    return next(((flag, bool(args[flag])) for flag in DEALER_FLAGS if flag in args), None)
+
+
+def _strategy(spec):
+    from certify.games import engine
+
+    try:
+        return engine(spec).strategy_from_spec(spec)
+    except ValueError:
+        return None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_start(spec) -> None:
+    from certify.audit.schema import round_log_validator
+
+    _WORKER.update(spec=spec, strategy=_strategy(spec), validator=round_log_validator(1))
+
+
+def _examine_batch(path: str, batch: list[tuple[int, bytes]]) -> list[tuple[int, dict, Examined]]:
+    """A worker's share (``--jobs``): parse, validate and re-settle a batch of lines."""
+    from certify.audit.log import parse_line
+
+    spec, strategy, validator = _WORKER["spec"], _WORKER["strategy"], _WORKER["validator"]
+    out = []
+    for number, line in batch:
+        where = f"{path}:{number}"
+        record = parse_line(line, where, validator, spec)
+        out.append((number, record, examine(spec, strategy, record, where)))
+    return out
+
+
+class Auditor:
+    def __init__(self, spec, sheet=None, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE):
+        self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
+        self.tally = Tally()
+        self.strategy = _strategy(spec)
+
+    # ------------------------------------------------------------------ one round
+    def round(self, record: dict, where: str, examined: "Examined | None" = None) -> None:
+        """Tally one round; ``examined`` is its re-settlement when a worker did it (``--jobs``)."""
+        t = self.tally
+        t.rounds += 1
+        self._sequence(record, where)
+        declared = record.get("strategy") == "spec"
+        if examined is None:
+            examined = examine(self.spec, self.strategy, record, where)
+        t.decisions += examined.decisions
+        if examined.dealer is not None:
+            t.dealer[examined.dealer] += 1
+        for finding in examined.findings:
+            if finding.kind == "decisions" and not declared:
+                t.free_deviations += 1
+                continue
+            t.add(finding)
+        self._deck(record, examined.dealt, where)
+        self._cards(record, examined.dealt)
+        if examined.settled and declared:
+            t.declared += 1
+            self._outcome(record)
+
+    def _sequence(self, record: dict, where: str) -> None:
+        t = self.tally
+        table, number = record["table"], record["round"]
+        try:
+            stamp = _time(record["time"])
+        except ValueError as exc:
+            raise LogError(f"{where}: time: expected an ISO 8601 time, got {record['time']!r} ({exc})") from None
+        if stamp.tzinfo is None:
+            raise LogError(f"{where}: time: expected a UTC offset or Z, got {record['time']!r}")
+        previous = t.last.get(table)
+        if previous is not None:
+            last_number, last_time, last_where = previous
+            if number <= last_number:
+                t.add(Finding("integrity", f"round id {number} repeats or goes back at table {table!r} "
+                                           f"(round {last_number} at {last_where})", number, f"{where}: round"))
+            elif number > last_number + 1:
+                t.add(Finding("integrity", f"rounds {last_number + 1}..{number - 1} of table {table!r} are missing",
+                              number, f"{where}: round", {"missing": number - last_number - 1}))
+            if stamp < last_time:
+                t.add(Finding("integrity", f"time goes backwards at table {table!r}: {record['time']} after "
+                                           f"{last_time.isoformat()}", number, f"{where}: time"))
+        t.last[table] = (max(number, previous[0]) if previous else number,
+                         max(stamp, previous[1]) if previous else stamp, where)
+
+    def _deck(self, record: dict, dealt: list[int], where: str) -> None:
+        if "deck" not in record:
+            return
+        t = self.tally
+        try:
+            deck = [card_code(c) for c in record["deck"]]
+        except ValueError as exc:
+            t.add(Finding("integrity", f"deck: card not in the deck: {exc}", record["round"], f"{where}: deck"))
+            return
+        if len(set(deck)) != len(deck) or len(deck) != 52:
+            t.add(Finding("integrity", f"deck: expected the 52 distinct cards of the deck, got {len(deck)} cards, "
+                                       f"{len(set(deck))} distinct", record["round"], f"{where}: deck"))
+            return
+        if deck[:len(dealt)] != dealt:
+            at = next(i for i, (a, b) in enumerate(zip(deck, dealt)) if a != b) if dealt else 0
+            t.add(Finding("integrity", f"the cards dealt are not the deck's order: card {at + 1} dealt "
+                                       f"{card_str(dealt[at])}, the deck has {card_str(deck[at])}",
+                          record["round"], f"{where}: deck"))
+        if t.deck_rows < self.sample_limit:
+            t.decks.append(np.array(deck, dtype=np.uint8))
+            t.deck_rows += 1
+
+    def _cards(self, record: dict, dealt: list[int]) -> None:
+        t = self.tally
+        if not dealt or len(set(dealt)) != len(dealt):
+            return
+        first = _first_deal(record, dealt)
+        if first == 0:
+            return
+        table = t.positions.get(first)
+        if table is None:
+            table = t.positions[first] = np.zeros((first, 52), dtype=np.int64)
+        row = np.array(dealt[:first], dtype=np.uint8)
+        table[np.arange(first), row] += 1
+        if t.sample_rows < self.sample_limit:
+            t.sample[first].append(row)
+            t.sample_rows += 1
+
+    def choose_k(self) -> int | None:
+        """The positions tested: the smallest first-deal size among those of at least 1% of the
+        rounds (seats come and go; the first k cards of every longer deal are a deal of k cards).
+        Rounds dealing fewer are left out and counted."""
+        t = self.tally
+        sizes = {k: int(table[0].sum()) for k, table in t.positions.items()}
+        total = sum(sizes.values())
+        if not total:
+            return None
+        k = min(k for k, n in sizes.items() if n >= 0.01 * total)
+        t.k, t.short_deals = k, sum(n for size, n in sizes.items() if size < k)
+        return k
+
+    def _outcome(self, record: dict) -> None:
+        """The first seat with an accepted initial wager: each settled wager's net in units of the
+        seat's first wager and of its own amount (which wagers are side bets is the PAR sheet's to
+        say, read only when the tests run: a log of free play never needs the sheet)."""
+        placed: dict[int, dict[str, Decimal]] = {}
+        voided = {a["seat"] for a in record["actions"] if a["type"] == "void_seat"}
+        for a in record["actions"]:
+            if a["type"] == "wager" and a["seat"] not in voided:
+                placed.setdefault(a["seat"], {})[a["wager"]] = Decimal(a["amount"])
+        if not placed or record["outcome"] != "played":
+            return
+        seat = next(s["seat"] for s in record["seats"] if s["seat"] in placed)
+        wagers = placed[seat]
+        first = Fraction(next(iter(wagers.values())))
+        key = tuple(sorted((e["wager"], Fraction(Decimal(e["net"])) / first,
+                            Fraction(Decimal(e["net"])) / Fraction(wagers[e["wager"]]) if e["wager"] in wagers else None)
+                           for e in record["settlement"] if e["seat"] == seat))
+        self.tally.outcomes[key] += 1
+
+    def nets(self) -> dict[str, Counter]:
+        """Per PAR-sheet wager, the count of each net result in that wager's units: the main game
+        sums every wager that is no side bet of the sheet, in units of the first wager."""
+        sides = {w.name.lower(): w.name for w in self.sheet.wagers}
+        names = [w.name for w in self.sheet.wagers]
+        main_name = next((n for n in ("main game (spec strategy)", "main game") if n in names), self.sheet.main.name)
+        out: dict[str, Counter] = defaultdict(Counter)
+        for key, n in self.tally.outcomes.items():
+            out[main_name][sum((by_first for name, by_first, _ in key if name not in sides), Fraction(0))] += n
+            for name, _, by_own in key:
+                if name in sides and by_own is not None:
+                    out[sides[name]][by_own] += n
+        return out
+
+    # ------------------------------------------------------------------ the tests
+    def tests(self) -> dict[str, list]:
+        return {"fairness": self._fairness(), "math": self._math()}
+
+    def _fairness(self) -> list:
+        from certify.stats import cards
+        from certify.stats.battery import CARD_TESTS
+
+        t, alpha, out = self.tally, self.alpha, []
+        k = self.choose_k()
+        if k:
+            positions = sum(table[:k] for size, table in t.positions.items() if size >= k)
+            tallied = int(positions[0].sum())
+            out.append(_named(cards.card_position_table(positions, tallied, alpha),
+                              "dealt cards: CardPosition (every round)"))
+            sample = np.vstack([np.vstack(rows)[:, :k] for size, rows in t.sample.items() if size >= k])
+            for name, test in CARD_TESTS:
+                if name == "CardPosition" and len(sample) == tallied:
+                    continue       # the whole log is the sample: the test above is this one
+                out.append(_named(test(sample, alpha), f"dealt cards: {name}"))
+        if t.deck_rows:
+            decks = np.vstack(t.decks)
+            for name, test in CARD_TESTS:
+                out.append(_named(test(decks, alpha), f"deck orders: {name}"))
+        return out + self._dealer_rates()
+
+    def _dealer_rates(self) -> list:
+        """How often the dealer's first five cards met the spec's threshold (the rules' own reveal),
+        against the exact share of the 2,598,960 five-card hands that meet it: an exact binomial
+        test with its Clopper-Pearson interval. Any deal, any seats: the dealer's five are a uniform
+        five-card hand."""
+        from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
+        from certify.stats.gof import binomial_test
+
+        out = []
+        for flag, field_name in DEALER_FLAGS.items():
+            met, missed = self.tally.dealer[(flag, True)], self.tally.dealer[(flag, False)]
+            total = met + missed
+            threshold = getattr(getattr(self.spec, "dealer", None), field_name, None)
+            if not total or threshold is None:
+                continue
+            hands = hands_meeting(threshold)
+            what = "qualifies" if flag == "qualifies" else "stands (no mulligan)"
+            out.append(binomial_test(met, total, hands / FIVE_CARD_HANDS, alpha=self.alpha, confidence=1 - self.alpha,
+                                     name=f"dealer {what}: rate",
+                                     looked_at=f"rounds in which the dealer {what}: {met:,} of {total:,}, against "
+                                               f"the exact {hands:,} of {FIVE_CARD_HANDS:,} five-card hands"))
+        return out
+
+    def _math(self) -> list:
+        from certify.stats.gof import chisquare_gof, mean_return_test
+        from certify.stats.result import TestResult
+
+        out = []
+        if self.sheet is None or not self.tally.outcomes:
+            return out
+        nets = self.nets()
+        for wager in self.sheet.wagers:
+            observed = nets.get(wager.name)
+            if not observed:
+                continue
+            cells: dict[Any, Fraction] = {}
+            for row in wager.rows:
+                key = METER_CELL if row.meter_share else Fraction(row.pays)
+                cells[key] = cells.get(key, Fraction(0)) + Fraction(row.probability)
+            counts = Counter()
+            unknown = Counter()
+            for net, n in observed.items():
+                if net in cells:
+                    counts[net] += n
+                elif METER_CELL in cells and net > max((k for k in cells if k != METER_CELL), default=net):
+                    counts[METER_CELL] += n
+                else:
+                    unknown[net] += n
+            labels = [str(k) for k in cells]
+            name = f"{wager.name}: "
+            n = sum(observed.values())
+            if unknown:
+                out.append(TestResult(name=name + "nets in the return table", statistic=float(sum(unknown.values())),
+                                      pvalue=None, alpha=self.alpha, passed=False, n=n,
+                                      looked_at="every net result is one of the PAR sheet's pays (exact)",
+                                      details={"not_in_table": {str(k): v for k, v in unknown.items()}}))
+            chi = chisquare_gof([counts[k] for k in cells], [float(p) for p in cells.values()],
+                                alpha=self.alpha, name=name + "outcome frequencies",
+                                cell_labels=[f"net {lab}" for lab in labels],
+                                looked_at=f"net results of {n:,} rounds (first seat, spec strategy) against "
+                                          f"the PAR sheet, rows of equal pays merged")
+            chi.details.update({"labels": [f"net {lab}" for lab in labels], "observed": [counts[k] for k in cells],
+                                "expected": [float(p) * n for p in cells.values()]})
+            out.append(chi)
+            if METER_CELL not in cells:
+                keys = [k for k in cells]
+                out.append(mean_return_test(np.array([counts[k] for k in keys], dtype=np.float64),
+                                            np.array([float(k) for k in keys]), float(wager.expected_return),
+                                            wager.std_dev, alpha=self.alpha, name=name + "RTP"))
+        return out
+
+    # ------------------------------------------------------------------ the verdict
+    def verdict(self, files: list[LogFile]) -> dict[str, Any]:
+        from certify.stats.multiple import Unconfirmable, confirm, holm
+
+        t = self.tally
+        tests = self.tests()
+        every = tests["fairness"] + tests["math"]
+        statistical = {r.name: r.pvalue for r in every if r.applicable and r.pvalue is not None}
+        exact_fail = [r.name for r in every if r.applicable and r.pvalue is None and not r.passed]
+
+        def no_fresh_data(_names):
+            raise Unconfirmable("a log is read to its end: there are no fresh rounds to repeat a test on")
+
+        family = holm(statistical, self.alpha) if statistical else None
+        confirmed = confirm(family, no_fresh_data) if family is not None else None
+        findings = sum(t.counts[c] for c in CLASSES)
+        passed = findings == 0 and not exact_fail and (confirmed is None or confirmed.passed)
+        return {
+            "schema": "certify.audit/1",
+            "spec": {"name": self.spec.name, "version": str(self.spec.version)},
+            "passed": passed,
+            "verdict": "PASS" if passed else "FAIL",
+            "alpha": self.alpha,
+            "false_alarm_rate": f"a fair, correctly settled log fails with probability at most alpha = {self.alpha}"
+                                " (Holm-Bonferroni over the statistical tests; exact findings have none)",
+            "files": [f.to_dict() for f in files],
+            "rounds": t.rounds,
+            "period": _period(files),
+            "findings": {c: {"count": t.counts[c], "first": [f.to_dict() for f in t.findings[c]]} for c in CLASSES},
+            "fairness": {"positions": t.k, "short_first_deals": t.short_deals,
+                         "first_deal_sizes": {str(k): int(v[0].sum()) for k, v in sorted(t.positions.items())},
+                         "battery_sample": t.sample_rows,
+                         "deck_orders": t.deck_rows,
+                         "tests": [r.to_dict() for r in tests["fairness"]]},
+            "math": {"declared_rounds": t.declared, "par_sheet": getattr(self.sheet, "spec", None) and
+                     self.sheet.spec, "tests": [r.to_dict() for r in tests["math"]],
+                     "free_play_decisions": t.decisions if not t.declared else None,
+                     "free_play_deviations_from_spec_strategy": t.free_deviations},
+            "family": None if family is None else family.to_dict(),
+            "confirmation": None if confirmed is None else confirmed.to_dict(),
+            "exact_failures": exact_fail,
+        }
+
+
+def _named(result, name: str):
+    from dataclasses import replace
+
+    return replace(result, name=name)
+
+
+def _period(files: list[LogFile]) -> list[str | None]:
+    firsts = [f.first_time for f in files if f.first_time]
+    lasts = [f.last_time for f in files if f.last_time]
+    return [min(firsts, key=_time) if firsts else None, max(lasts, key=_time) if lasts else None]
+
+
+def _records(path, spec, info: LogFile, pool, jobs: int) -> Iterable[tuple[int, dict, Examined | None]]:
+    """``(line, record, examined)`` in file order: read here, parsed and re-settled here
+    (``pool`` None) or by the workers, a bounded number of batches in flight (memory stays flat)."""
+    from collections import deque
+
+    if pool is None:
+        for number, record in read_records(path, spec, info):
+            yield number, record, None
+        return
+    pending: deque = deque()
+    batch: list[tuple[int, bytes]] = []
+
+    def drain(keep: int):
+        while len(pending) > keep:
+            yield from pending.popleft().get()
+
+    for number, line in read_lines(path, info):
+        batch.append((number, line))
+        if len(batch) == BATCH:
+            pending.append(pool.apply_async(_examine_batch, (str(path), batch)))
+            batch = []
+            yield from drain(4 * jobs)
+    if batch:
+        pending.append(pool.apply_async(_examine_batch, (str(path), batch)))
+    yield from drain(0)
+
+
+def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE,
+          use_cache: bool = True, progress=None, jobs: int = 1, need_sheet: bool = False) -> dict[str, Any]:
+    """Audit the logs (in the order given, one pass); returns the result dict (``verdict``...).
+    ``jobs`` > 1: worker processes parse and re-settle batches of lines while this one reads and
+    tallies them in order (the same result). Raises ``LogError`` (exit 2) for a log that cannot be
+    read, an empty log included."""
+    from certify.validate import check_alpha
+
+    from certify.analysis.cache import load_or_compute
+
+    alpha = check_alpha(alpha)
+    paths = list(paths)
+    for path in paths:          # a missing or unreadable log is refused before any work
+        check_log_path(path)
+    auditor = Auditor(spec, None, alpha, sample)
+    files = []
+    pool = None
+    if jobs > 1:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_start, initargs=(spec,))
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        _read_all(paths, spec, auditor, files, pool, jobs, progress)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    read_wall, read_cpu = time.perf_counter() - start, time.process_time() - cpu
+    sheet = provenance = None
+    if auditor.tally.declared or need_sheet:      # free play never needs the PAR sheet (minutes for Hold'em)
+        sheet, provenance = load_or_compute(spec, use_cache=use_cache)
+        auditor.sheet = sheet
+    result = auditor.verdict(files)
+    result["par_provenance"] = provenance.to_dict() if provenance is not None else None
+    result["timing"] = {"jobs": jobs, "read_and_resettle_wall_s": round(read_wall, 3),
+                        "read_and_resettle_cpu_s_main_process": round(read_cpu, 3),
+                        "tests_wall_s": round(time.perf_counter() - start - read_wall, 3),
+                        "rounds_per_s_wall": round(auditor.tally.rounds / read_wall, 1) if read_wall else None}
+    result["_sheet"] = sheet
+    return result
+
+
+def _read_all(paths, spec, auditor: Auditor, files: list, pool, jobs: int, progress) -> None:
+    for path in paths:
+        info = LogFile(str(path))
+        for number, record, examined in _records(path, spec, info, pool, jobs):
+            auditor.round(record, f"{path}:{number}", examined)
+            info.rounds += 1
+            info.tables.add(record["table"])
+            if info.first_time is None or _time(record["time"]) < _time(info.first_time):
+                info.first_time = record["time"]
+            if info.last_time is None or _time(record["time"]) > _time(info.last_time):
+                info.last_time = record["time"]
+        if info.rounds == 0:
+            raise LogError(f"{path}: the log holds no round: an empty log cannot be audited")
+        files.append(info)
+        if progress:
+            progress(f"{path}: {info.rounds:,} rounds")
+    if not files:
+        raise LogError("no log given")

@@ -1,0 +1,124 @@
+"""The audit as a signed PDF + JSON report, through the suite's report machinery.
+
+The report is of the kind ``audit`` (``certify.report.AUDIT_REPORT``): its required sections are
+exactly what an audit produces, ``integrity`` and ``rules`` (exact checks of every round: one
+scenario per finding class with the first findings), ``fairness`` (the card tests of the cards as
+dealt) and ``math`` (the outcome and RTP tests against the PAR sheet, run on the rounds that declare
+the spec strategy). A section with nothing to judge is not run, and a section not run or failed
+keeps the verdict from PASS. The statistical tests of both ``fairness`` and ``math`` form one Holm
+family; each section carries its share of it (rejected members, smallest adjusted p-value), so a
+section fails exactly when one of its own tests is rejected. The logs are identified in the
+methodology (name, size, SHA-256, rounds, period) and as rows of the software table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from certify.audit.audit import CLASSES
+
+
+def _section_family(result: dict, tests: list[dict], what: str) -> dict | None:
+    """This section's share of the audit's Holm family: failed when a member of it is rejected or an
+    exact check of it (no p-value) failed."""
+    from certify.stats.result import TestResult
+
+    names = {t["name"] for t in tests}
+    confirmation = result["confirmation"]
+    members = [m for m in (confirmation["stage1"]["members"] if confirmation else []) if m["name"] in names]
+    exact_failed = [t["name"] for t in tests if t["pvalue"] is None and t["applicable"] and not t["passed"]]
+    if not members and not exact_failed:
+        return None
+    rejected = [m["name"] for m in members if m["rejected"]]
+    total = len(confirmation["stage1"]["members"]) if confirmation else 0
+    return TestResult(
+        name=f"{what}: Holm-Bonferroni share", statistic=None, alpha=result["alpha"], n=len(members),
+        pvalue=min((m["adjusted"] for m in members), default=None), passed=not rejected and not exact_failed,
+        looked_at=f"this section's {len(members)} of the audit's {total} statistical tests, Holm-adjusted over all "
+                  f"{total}; the smallest adjusted p-value" + (f"; exact checks failed: {exact_failed}"
+                                                              if exact_failed else ""),
+        details={"rejected": rejected, "exact_failed": exact_failed}).to_dict()
+
+
+def _tests_section(result: dict, part: str, what: str, description: dict[str, str]) -> dict | None:
+    tests = result[part]["tests"]
+    if not any(t["applicable"] for t in tests):
+        return None      # nothing judged (no test, or too few rounds for any): not run, never a pass
+    return {"description": description, "tests": tests, "family": _section_family(result, tests, what)}
+
+
+def _scenarios(result: dict, classes: tuple[str, ...]) -> dict:
+    return {"fixtures": [f["name"] for f in result["files"]], "scenarios": [
+        {"id": f"audit: {c}", "rule": _RULES[c], "source": f"round log, {result['rounds']:,} rounds",
+         "status": "pass" if result["findings"][c]["count"] == 0 else "fail",
+         "expected": {"findings": 0}, "actual": {"findings": result["findings"][c]["count"],
+                                                 "first": result["findings"][c]["first"][:20]}}
+        for c in classes]}
+
+
+def _math_description(result: dict) -> dict[str, str]:
+    declared = result["math"]["declared_rounds"]
+    out = {"Rounds tested": f"{declared:,} rounds declaring the spec strategy (first seat)",
+           "PAR sheet": str(result["math"]["par_sheet"] or "-")}
+    if result["par_provenance"]:
+        out["PAR sheet source"] = ", ".join(f"{k}: {v}" for k, v in result["par_provenance"].items()
+                                            if isinstance(v, (str, int, bool)))
+    deviations = result["math"].get("free_play_deviations_from_spec_strategy")
+    if result["math"].get("free_play_decisions"):
+        out["Free play"] = (f"{result['math']['free_play_decisions']:,} decisions, {deviations:,} different from "
+                            "the spec strategy (what they cost is not judged)")
+    return out
+
+
+def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
+    from certify import __version__ as suite_version
+    from certify.report import AUDIT_REPORT, Product, ReportInput, paytable_identity
+    from certify.report.identify import file_sha256, software_inventory
+    from certify.run import pay_tables
+    from rng import __version__ as rng_version
+
+    software = software_inventory(spec_path=spec_path)
+    for f in result["files"]:
+        software.append({"path": f["name"], "sha256": f["sha256"], "role": "audited log"})
+    fair = result["fairness"]
+    cards = {"Cards": f"the first {fair['positions']} cards of each round's first deal, in dealing order; deck "
+                      "orders where the log gives them",
+             "First-deal sizes (rounds)": ", ".join(f"{k}: {v:,}" for k, v in fair["first_deal_sizes"].items())}
+    spec_data = spec.model_dump(mode="json")
+    notes = []
+    if not result["math"]["tests"]:
+        notes.append("Math against the PAR sheet: not run: no round of the logs declares the spec strategy "
+                     "(free play), so no outcome can be compared with the sheet.")
+    return ReportInput(
+        product=Product(game=spec.title, spec=spec.name, spec_version=str(spec.version),
+                        paytable_sha256=paytable_identity(pay_tables(spec_data)),
+                        rng_module_version=f"rng {rng_version} (not used: the rounds come from the log)",
+                        suite_version=f"certify {suite_version}", spec_sha256=file_sha256(spec_path)),
+        issued_at=issued_at,
+        methodology={
+            "alpha": result["alpha"],
+            "multiple_testing": "Holm-Bonferroni over every statistical test of the audit (no fresh data: the "
+                                "stage-1 verdict stands); integrity, rules and decision findings fail outright",
+            "false_alarm_rate": result["false_alarm_rate"],
+            "audited_files": result["files"],
+            "rounds": result["rounds"], "period": result["period"],
+            "sample_sizes": {"rounds audited": result["rounds"],
+                             "rounds in the card battery sample": fair["battery_sample"],
+                             "deck orders": fair["deck_orders"],
+                             "rounds declaring the spec strategy": result["math"]["declared_rounds"]},
+        },
+        software=software, required=AUDIT_REPORT,
+        integrity=_scenarios(result, ("integrity",)), rules=_scenarios(result, ("rules", "decisions")),
+        fairness=_tests_section(result, "fairness", "Fairness of the cards", cards),
+        math=_tests_section(result, "math", "Math", _math_description(result)),
+        findings=notes,
+    )
+
+
+_RULES = {
+    "integrity": "round ids consecutive per table, time never backwards, no card twice in a round, every card "
+                 "of the deck, the deck order matching the cards dealt",
+    "rules": "every round re-settled by the spec's rules: legal actions, each wager's net, outcome, meter",
+    "decisions": "where the log declares the spec strategy, every decision is the strategy's",
+}
