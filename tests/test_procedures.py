@@ -29,7 +29,8 @@ def test_every_shipped_scenario_passes(results):
     failing = [f"{r.file}::{r.id}: {r.differences}" for r in results if not r.passed]
     assert not failing, failing
     assert len(results) >= 40
-    assert {r.spec for r in results} == set(spec_names())
+    # rules-model specs (certify.rules) get scenarios with the generic engine (issue 14, stage 4)
+    assert {r.spec for r in results} == {n for n in spec_names() if load_spec(n).family != "rules"}
 
 
 def test_procedures_cover_the_rules(results):
