@@ -152,3 +152,50 @@ def test_the_generic_analysis_reproduces_caribbean_stud_exactly(golden_sheet):
     for mine, theirs in zip(model.wagers, family.wagers):
         assert [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in mine.rows] == \
             [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in theirs.rows]
+
+
+# ---------------------------------------------------------------- Let It Ride (backward induction)
+@pytest.fixture(scope="module")
+def lir():
+    return load_spec("let_it_ride")
+
+
+@pytest.fixture(scope="module")
+def lir_sheet(lir):
+    return par_sheet(lir)
+
+
+def test_let_it_ride_matches_the_published_house_edge(lir_sheet):
+    # Wizard of Odds, Let It Ride (1-2-3-5-8-11-50-200-1000): house edge 3.51% of one bet, element
+    # of risk 2.86% (a tie in expectation pulls the bet back). References, not inputs.
+    main = lir_sheet.main
+    assert main.cycle == comb(52, 3) * 49 * 48
+    assert round(100 * float(main.house_edge), 2) == 3.51
+    assert round(100 * float(main.element_of_risk), 2) == 2.86
+
+
+def test_let_it_ride_first_decisions_are_the_published_strategy(lir):
+    from certify.cards import parse_cards
+    from certify.rules.induction import first_choices
+
+    # Wizard of Odds: ride with a paying pair or trips, three to a royal, three suited in a row
+    # (not 2-3-4, A-2-3), three to a straight flush spread 4 with a high card (ten or better),
+    # spread 5 with two
+    ride = {"Tc Th 2d": True, "9c 9h Ad": False, "5c 5d 5h": True, "Jh Qh Kh": True, "3s 4s 5s": True,
+            "2s 3s 4s": False, "As 2s 3s": False, "Ts Js Ah": False, "8s 9s Js": True, "6s 7s 9s": False, "7s 8s Ts": True, "6s 8s Ts": False, "8s Ts Qs": True, "9s Js Ks": True,
+            "Ac Kd Qh": False, "7c 8d 9h": False}
+    got = first_choices(lir, [parse_cards(t) for t in ride])
+    assert [g == "let_it_ride" for g in got] == list(ride.values()), dict(zip(ride, got))
+
+
+def test_let_it_ride_a_better_royal_moves_the_edge_by_its_combinations(tmp_path, lir_sheet):
+    def royal_1001(d):
+        for name in ("bet_1",):
+            d["wagers"][name]["settle"]["pay_table"]["pays"]["royal_flush"] = 1001
+        for name in ("bet_2", "bet_3"):
+            d["wagers"][name]["settle"] = d["wagers"]["bet_1"]["settle"]
+    changed = _variant(tmp_path, royal_1001, name="let_it_ride")
+    royal_bets = sum(r.combinations * r.wagered for r in lir_sheet.main.rows if r.event.endswith(": royal flush"))
+    if changed.main.strategy_chart == lir_sheet.main.strategy_chart:  # the same decisions
+        assert lir_sheet.main.house_edge - changed.main.house_edge == Fraction(royal_bets, lir_sheet.main.cycle)
+    assert changed.main.house_edge < lir_sheet.main.house_edge

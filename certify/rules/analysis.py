@@ -17,7 +17,8 @@ How it counts (the cycle is every player hand x every up card x every dealer hid
 3. Three thresholds per (hand, up cards) -- the qualifier, the player's value, and the next value --
    split the dealer hands into: does not qualify / qualifies and loses / ties / wins.
 4. The decision is derived: each option's exact expectation (the settlement read from the model,
-   scaled to integers) over those four counts, the best taken (the first listed on a tie). The
+   scaled to integers) over those four counts, the best taken (on a tie, the option leaving less
+   at risk, then the first listed). The
    spec's own strategy, if it states one, is tallied beside it.
 
 Every figure is an integer count or a ``Fraction``; the sheet has the structure of
@@ -210,10 +211,10 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
 
 
 @njit(cache=True, parallel=True)
-def _tally(classes, weights, dense, category, k, m, qualify, hidden, flat, base, width,
-           nets, spec_rule_dense, spec_rule_option, acc_best, acc_spec, choice):
+def _tally(classes, dense, category, k, m, qualify, hidden, flat, base, width,
+           nets, tie_order, spec_rule_dense, spec_rule_option, acc_best, acc_spec, choice):
     """For every class and up card: the dealer's four counts; the best option by exact expectation
-    (scaled integer nets[option, cell, category]); the spec's option by its rules; the counts
+    (scaled integer nets[option, cell, category], tried in ``tie_order``); the spec's option by its rules; the counts
     added (times the class size) to acc_*[class, option, cell]; ``choice[class, up]`` the best."""
     n = classes.shape[0]
     n_options = nets.shape[0]
@@ -251,11 +252,12 @@ def _tally(classes, weights, dense, category, k, m, qualify, hidden, flat, base,
             cells[LOSS] = hidden - nq - win - tie
             best = 0
             best_ev = np.int64(0)
-            for o in range(n_options):
+            for i in range(n_options):  # by amount at risk: a tie goes to the smaller
+                o = tie_order[i]
                 ev = np.int64(0)
                 for c in range(4):
                     ev += cells[c] * nets[o, c, cat]
-                if o == 0 or ev > best_ev:
+                if i == 0 or ev > best_ev:
                     best, best_ev = o, ev
             choice[ci, u] = best
             for c in range(4):
@@ -311,6 +313,8 @@ def one_decision(spec: RulesSpec) -> OneDecision:
             why.append(f"pay tables on the player's own hand ({name}: {w.settle.pay_table.hand})")
         if kind == "card_lines":
             why.append(f"no card_lines wager ({name})")
+        if kind == "pay_table" and w.settle.pay_table.at_least is not None and w.settle.pay_table.at_least.ranks:
+            why.append(f"pay lines (at_least) by category alone ({name})")
     if why:
         raise ShapeError(f"{spec.name}: the exact analysis counts games with " + "; ".join(dict.fromkeys(why)))
     categories = ranking_categories(spec.ranking)
@@ -323,24 +327,28 @@ def one_decision(spec: RulesSpec) -> OneDecision:
                        tuple(options), tuple(nets), tuple(wagered), decisions[0].decide)
 
 
-def _main_wagers(spec: RulesSpec, option) -> dict[str, Fraction]:
-    """The main-game wagers standing after ``option``, in unit wagers."""
+def standing(spec: RulesSpec, options) -> dict[str, Fraction]:
+    """The main-game wagers standing after these options (in order), in unit wagers."""
     out = {}
     for name, w in spec.wagers.items():
         if w.made == "unit":
             out[name] = Fraction(1)
         elif w.made == "with_unit":
             out[name] = _fraction(w.multiple_of_unit)
-    for name in option.pull_back:
-        out.pop(name, None)
-    for name, multiple in option.add.items():
-        out[name] = out.get(name, Fraction(0)) + _fraction(multiple)
+    for option in options:
+        for name in option.pull_back:
+            out.pop(name, None)
+        for name, multiple in option.add.items():
+            out[name] = out.get(name, Fraction(0)) + _fraction(multiple)
     return out
 
 
+def _main_wagers(spec: RulesSpec, option) -> dict[str, Fraction]:
+    return standing(spec, [option])
+
+
 def _stake(spec: RulesSpec, option) -> Fraction:
-    if option.fold:
-        return sum((v for v in _main_wagers(spec, option).values()), Fraction(0))
+    """The total at risk after ``option``, in unit wagers (a fold: what it loses)."""
     return sum(_main_wagers(spec, option).values(), Fraction(0))
 
 
@@ -377,10 +385,19 @@ def _settle(spec: RulesSpec, settle, cell: int, category: int) -> Fraction:
             base = Fraction(-1)
         return base + bonus
     p = settle.pay_table
-    odds = category_pays(p.pays, p.ranking or ranking)[category]
+    odds = _line_pays(p, p.ranking or ranking)[category]
     paid = {"always": True, "player_beats_dealer": cell in (WIN, NQ),
             "player_beats_or_ties_dealer": cell in (WIN, TIE, NQ)}[p.when]
     return Fraction(-1) if odds is None or not paid else _fraction(odds)
+
+
+def _line_pays(p, ranking: str) -> list:
+    """A pay table's odds by category, with the categories under its ``at_least`` line losing."""
+    odds = category_pays(p.pays, ranking)
+    if p.at_least is not None:
+        line = ranking_categories(ranking).index(p.at_least.category)
+        odds = [None if c < line else o for c, o in enumerate(odds)]
+    return odds
 
 
 def _scaled(nets) -> tuple[np.ndarray, int]:
@@ -426,8 +443,9 @@ def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarra
     acc_best = np.zeros((len(reps), len(rules.options), 4), np.int64)
     acc_spec = np.zeros_like(acc_best)
     choice = np.empty((len(reps), n_up), np.int8)
-    _tally(reps, np.ones(len(reps), np.int64), dense, category, rules.k, rules.up, qualify, hidden,
-           t.flat, t.base, t.width, nets, spec_dense, spec_option, acc_best, acc_spec, choice)
+    tie_order = np.array(sorted(range(len(rules.options)), key=lambda o: rules.wagered[o]), np.int64)
+    _tally(reps, dense, category, rules.k, rules.up, qualify, hidden, t.flat, t.base, t.width, nets,
+           tie_order, spec_dense, spec_option, acc_best, acc_spec, choice)
     weights = t.weights if classes is None else np.ones(len(reps), np.int64)
     return Counts(t, rules, reps, dense, category, weights, acc_best, acc_spec if len(spec_dense) else None,
                   choice, hidden, DECK - rules.k if rules.up else 1)
@@ -542,7 +560,7 @@ def _pay_table_sheet(name: str, w, counts: Counts, folds: np.ndarray) -> WagerSh
     if p.when != "always" or (p.ranking or rules.ranking) != rules.ranking:
         raise ShapeError(f"side wager {name!r}: only a pay table on the player's own hand, paid always, "
                          "is analysed exactly")
-    odds = category_pays(p.pays, rules.ranking)
+    odds = _line_pays(p, rules.ranking)
     if p.paid_on_fold:
         folds = np.zeros_like(folds)
     per_deal = bool(((folds > 0) & (folds < counts.up_configs)).any())
@@ -591,7 +609,12 @@ def _progressive_sheet(name: str, w, counts: Counts) -> WagerSheet:
 
 
 def par_sheet(spec: RulesSpec) -> ParSheet:
-    """The exact PAR sheet of a rules-model spec of the one-decision shape."""
+    """The exact PAR sheet of a rules-model spec: a game with no dealer hand by backward induction
+    (``certify.rules.induction``), else the one-decision shape (``ShapeError`` for other shapes)."""
+    if not spec.deals("dealer"):
+        from certify.rules.induction import par_sheet as by_induction
+
+        return by_induction(spec)
     counts = count(spec)
     table, chart, summary = strategy_summary(counts)
     decision = counts.rules.decision

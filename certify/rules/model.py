@@ -177,6 +177,8 @@ class PayTableSettle(Model):
     hand: HandSource = "player"
     ranking: RankingName | None = None
     pays: CategoryPays
+    at_least: HandThreshold | None = Field(default=None, description="pays only on this hand or better "
+                                                                     "(a pair of tens or better): a lower hand loses")
     when: Literal["always", "player_beats_dealer", "player_beats_or_ties_dealer"] = "always"
     paid_on_fold: bool = False
     lost_on: list[str] = Field(default_factory=list)
@@ -445,6 +447,8 @@ class RulesSpec(Model):
             p = settle.pay_table
             ranking = p.ranking or self.ranking
             out.extend(_pays_problems(where + ("pays",), p.pays, ranking))
+            if p.at_least is not None:
+                out.extend(self._threshold_problem(where + ("at_least",), p.at_least, ranking))
             for j, opt in enumerate(p.lost_on):
                 if opt not in option_names:
                     out.append((where + ("lost_on",), f"no option named {opt!r}"))
