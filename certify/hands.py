@@ -406,6 +406,7 @@ def eval3_nb(c0, c1, c2):
 
     Ranks break ties high first (a pair: its rank, then the kicker); a straight is known by its
     top card, A-2-3 by its 3 (the lowest straight), A-K-Q the highest."""
+    c0, c1, c2 = np.int64(c0), np.int64(c1), np.int64(c2)  # decks arrive as uint8
     a, b, c = c0 >> 2, c1 >> 2, c2 >> 2
     if a < b:
         a, b = b, a

@@ -467,36 +467,53 @@ def _category_name(key: str) -> str:
     return key.replace("_", " ")
 
 
-def main_sheet(counts: Counts, acc: np.ndarray, name: str, strategy: str, table=(), chart=()) -> WagerSheet:
-    """The main game's return table: per option, per dealer cell, split by the player's category
-    where the net depends on it (``win with pair``), in the model's option order."""
-    rules, category = counts.rules, counts.category
-    weighted = acc * counts.weights[:, None, None]
+def main_events(rules: OneDecision) -> tuple[list[tuple[str, Fraction, Fraction]], np.ndarray]:
+    """The main game's events, (name, net, wagered) in table order, and ``index[option, cell,
+    category]``, the event of each way a round ends: per option, per dealer cell, split by the
+    player's category where the net depends on it (``win with pair``); the simulation kernel
+    tallies by the same index."""
     n_cat = len(rules.categories)
-    by_cat = np.zeros((len(rules.options), 4, n_cat), dtype=object)
-    for c in range(n_cat):
-        sel = category == c
-        by_cat[:, :, c] = [[int(x) for x in row] for row in weighted[sel].sum(axis=0)] if sel.any() else 0
+    index = np.full((len(rules.options), 4, n_cat), -1, np.int64)
     raisers = [o for o in rules.options if not o.fold]
-    events = []
+    events: list[tuple[str, Fraction, Fraction]] = []
     for o, option in enumerate(rules.options):
         prefix = f"{option.name}: " if len(raisers) > 1 and not option.fold else ""
         if option.fold:
-            events.append((option.name if option.name != "fold" else "fold", rules.nets[o][0][0],
-                           int(sum(by_cat[o].ravel())), rules.wagered[o]))
+            index[o] = len(events)
+            events.append((option.name if option.name != "fold" else "fold", rules.nets[o][0][0], rules.wagered[o]))
             continue
         for cell in range(4):
             if cell == NQ and rules.qualifier is None:
                 continue
             nets = rules.nets[o][cell]
             if len(set(nets)) == 1:
-                events.append((prefix + CELLS[cell], nets[0], int(sum(by_cat[o, cell])), rules.wagered[o]))
+                index[o, cell] = len(events)
+                events.append((prefix + CELLS[cell], nets[0], rules.wagered[o]))
             else:
                 label = "win with" if cell == WIN else f"{CELLS[cell]} with"
-                events += [(f"{prefix}{label} {_category_name(rules.categories[c])}", nets[c],
-                            int(by_cat[o, cell, c]), rules.wagered[o]) for c in range(n_cat)]
-    return WagerSheet.from_combinations(name, events, strategy=strategy, strategy_table=tuple(table),
-                                        strategy_chart=tuple(chart))
+                for c in range(n_cat):
+                    index[o, cell, c] = len(events)
+                    events.append((f"{prefix}{label} {_category_name(rules.categories[c])}", nets[c], rules.wagered[o]))
+    return events, index
+
+
+def main_sheet(counts: Counts, acc: np.ndarray, name: str, strategy: str, table=(), chart=()) -> WagerSheet:
+    """The main game's return table (``main_events``) from the counts of one strategy."""
+    rules, category = counts.rules, counts.category
+    events, index = main_events(rules)
+    weighted = acc * counts.weights[:, None, None]
+    combos = [0] * len(events)
+    for c in range(len(rules.categories)):
+        sel = category == c
+        if not sel.any():
+            continue
+        summed = weighted[sel].sum(axis=0)
+        for o in range(len(rules.options)):
+            for cell in range(4):
+                if index[o, cell, c] >= 0:
+                    combos[index[o, cell, c]] += int(summed[o, cell])
+    return WagerSheet.from_combinations(name, [(e, net, n, w) for (e, net, w), n in zip(events, combos)],
+                                        strategy=strategy, strategy_table=tuple(table), strategy_chart=tuple(chart))
 
 
 def _rank_text(cards: np.ndarray) -> str:
