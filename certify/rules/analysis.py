@@ -358,12 +358,13 @@ def _option_net(spec: RulesSpec, option, cell: int, category: int) -> Fraction:
     stakes = _main_wagers(spec, option)
     if option.fold:
         return -sum(stakes.values(), Fraction(0))
-    return sum((size * _settle(spec, spec.wagers[name].settle, cell, category) for name, size in stakes.items()),
+    return sum((size * settle_unit(spec, spec.wagers[name].settle, cell, category) for name, size in stakes.items()),
                Fraction(0))
 
 
-def _settle(spec: RulesSpec, settle, cell: int, category: int) -> Fraction:
-    """Net per unit of one standing wager."""
+def settle_unit(spec: RulesSpec, settle, cell: int, category: int) -> Fraction:
+    """Net per unit of one standing main wager, in a dealer ``cell`` (``NQ``, ``WIN``, ``TIE``, ``LOSS``)
+    with the player's hand of ``category``: the one place a settlement rule of the model is read."""
     ranking = spec.ranking
     if settle.versus_dealer is not None:
         v = settle.versus_dealer
