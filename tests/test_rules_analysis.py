@@ -143,11 +143,12 @@ def test_a_game_outside_the_counted_shape_is_refused_naming_why(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_generic_analysis_reproduces_caribbean_stud_exactly(golden_sheet):
-    # the model version of specs/caribbean_stud.yaml, counted by the generic machinery, gives the
-    # stud family's exact integers: every event, pay, combination count and wager, every wager
-    model = analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / "caribbean_stud.yaml"))
-    family = golden_sheet("caribbean_stud")
+@pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud"])
+def test_the_generic_analysis_reproduces_the_stud_games_exactly(golden_sheet, name):
+    # the model version of specs/<name>.yaml, counted by the generic machinery, gives the stud
+    # family's exact integers: every event, pay, combination count and wager, every wager
+    model = analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / f"{name}.yaml"))
+    family = golden_sheet(name)
     assert [w.name for w in model.wagers] == [w.name for w in family.wagers]
     for mine, theirs in zip(model.wagers, family.wagers):
         assert [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in mine.rows] == \

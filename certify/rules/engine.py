@@ -90,6 +90,28 @@ def _side_net(spec: RulesSpec, w, amount: Decimal, value: int, folded: bool, met
     return cents_down(share) - amount
 
 
+def card_line(lines, cards: Sequence[int], dealer_cards: Sequence[int] = ()) -> int | None:
+    """The index of the first ``CardLine`` these cards match (ranks high first; ``suited``,
+    ``paired`` and ``dealer_ranks`` when given), or None: the wager loses."""
+    from certify.rules.model import rank_set
+
+    ranks = sorted((int(c) >> 2 for c in cards), reverse=True)
+    dealer = sorted((int(c) >> 2 for c in dealer_cards), reverse=True)
+    suited = len({int(c) & 3 for c in cards}) == 1
+    for i, line in enumerate(lines):
+        if len(line.ranks) != len(ranks) or any(r not in rank_set(t) for r, t in zip(ranks, line.ranks)):
+            continue
+        if line.suited is not None and line.suited != suited:
+            continue
+        if line.paired is not None and line.paired != (len(set(ranks)) == 1):
+            continue
+        if line.dealer_ranks is not None and (len(dealer) != len(line.dealer_ranks) or any(
+                r not in rank_set(t) for r, t in zip(dealer, line.dealer_ranks))):
+            continue
+        return i
+    return None
+
+
 class RulesRound(Round):
     family = "rules"
     input_kinds = ("place_wager", "lock_out", "deal", "act", "void_seat")
