@@ -97,3 +97,55 @@ def test_a_wrong_expected_net_in_a_fixture_fails(tmp_path):
     failed = [r for r in results if not r.passed]
     assert [r.id for r in failed] == ["trips-ante-bonus-4-pair-plus-30"]
     assert "net.ante: expected 20.00, got 25.00" in failed[0].differences[0]
+
+
+# ---------------------------------------------------------------- Let It Ride: the induction kernel
+def _lir_reference_event(spec, deck, first_option):
+    """The event of one deck by a slow, separate reading: the second decision by its exact
+    expectation over the 48 cards left (Fractions), the standing bets paid on the final hand."""
+    from certify.rules.engine import hand_value
+
+    cards = [int(c) for c in deck[:5]]
+    line = spec.threshold_value(spec.wagers["bet_1"].settle.pay_table.at_least)
+    pays = spec.wagers["bet_1"].settle.pay_table.pays
+
+    def net(value):
+        odds = pays[["high_card", "pair", "two_pair", "trips", "straight", "flush", "full_house", "quads",
+                     "straight_flush", "royal_flush"][value >> 20]]
+        return Fraction(-1) if odds is None or value < line else Fraction(odds)
+
+    rest = [c for c in range(52) if c not in cards[:4]]
+    ride_second = sum(net(hand_value(spec, cards[:4] + [c])) for c in rest) > 0  # a tie pulls back
+    standing = ["bet_1"] * (first_option == "let_it_ride") + ["bet_2"] * ride_second + ["bet_3"]
+    value = hand_value(spec, cards)
+    category = ["high card", "pair", "two pair", "trips", "straight", "flush", "full house", "quads",
+                "straight flush", "royal flush"][value >> 20]
+    under = value < line and pays[category.replace(" ", "_")] is not None
+    return "+".join(standing) + ": " + category + (" (below the pay line)" if under else "")
+
+
+def test_the_let_it_ride_kernel_plays_the_derived_strategy_deck_for_deck():
+    from certify.rules.induction import first_choices
+
+    spec = load_spec("let_it_ride")
+    kernel = kernel_for(spec)
+    decks = _decks(300, seed=7)
+    ev, dealt = kernel.events(decks)
+    firsts = first_choices(spec, [sorted(int(c) for c in d[:3]) for d in decks])
+    for r, deck in enumerate(decks):
+        assert kernel.wagers[0].events[ev[r, 0]] == _lir_reference_event(spec, deck, firsts[r]), r
+
+
+def test_the_let_it_ride_simulation_passes_and_a_misread_pay_fails(tmp_path):
+    from certify.simulate import simulate, verify
+
+    spec = load_spec("let_it_ride")
+    sheet = par_sheet(spec)
+    good = simulate(str(SPECS_DIR / "let_it_ride.yaml"), rounds=200_000, seed=14, workers=1)
+    assert verify(good, sheet, alpha=0.01, confirm_failures=False).passed
+    text = (SPECS_DIR / "let_it_ride.yaml").read_text().replace("flush: 8,", "flush: 9,")
+    wrong = tmp_path / "let_it_ride.yaml"
+    wrong.write_text(text)
+    bad = verify(simulate(str(wrong), rounds=200_000, seed=14, workers=1), sheet, alpha=0.01, confirm_failures=False)
+    assert not bad.passed
+    assert not next(t for t in bad.tests if t.name == "main: payouts").passed

@@ -166,6 +166,57 @@ def first_choices(spec: RulesSpec, first_hands) -> list[str]:
     return [ctx.decisions[0].options[int(c)].name for c in choice]
 
 
+def outcome_codes(spec: RulesSpec, values: np.ndarray) -> np.ndarray:
+    """A final hand's outcome code: its category, and which wagers' pay lines (``at_least``) it
+    meets, one bit per wager in the spec's order: ``category << n_wagers | bits``."""
+    code = (values >> hands.CATEGORY_SHIFT) << len(spec.wagers)
+    for w, name in enumerate(spec.wagers):
+        line = spec.wagers[name].settle.pay_table.at_least
+        code = code + ((values >= (spec.threshold_value(line) if line is not None else 0)).astype(np.int64) << w)
+    return code
+
+
+def outcome_events(spec: RulesSpec, decisions: list[DecideStep]) -> tuple[list[tuple[str, Fraction, Fraction]], np.ndarray]:
+    """The main game's events, (name, net, wagered) in table order -- per set of wagers left
+    standing, each category strongest first, a paid category under a pay line just below it --
+    and ``index[path, code]``, the event of each options path (``_paths`` order) and outcome code.
+    The sheet and the bulk kernel tally by the same index."""
+    names, ranking = list(spec.wagers), spec.ranking
+    categories = ranking_categories(ranking)
+    odds = {n: category_pays(spec.wagers[n].settle.pay_table.pays, ranking) for n in names}
+    paths = _paths(spec, decisions)
+    n_w = len(names)
+    lines = [spec.wagers[n].settle.pay_table.at_least for n in names]
+    lines = [0 if t is None else spec.threshold_value(t) for t in lines]
+    possible = set()  # the codes a hand can have: at the start of its category or at a pay line in it
+    for c in range(len(categories)):
+        for v in [c << hands.CATEGORY_SHIFT] + [t for t in lines if t >> hands.CATEGORY_SHIFT == c]:
+            possible.add((c << n_w) + sum(int(v >= t) << w for w, t in enumerate(lines)))
+    index = np.full((len(paths), len(categories) << n_w), -1, np.int64)
+    keyed: dict[tuple, int] = {}
+    for p, path in enumerate(paths):
+        stakes = _standing(spec, decisions, path)
+        label = "+".join(stakes) or "no wager standing"
+        wagered = sum(stakes.values(), Fraction(0))
+        for code in sorted(possible):
+            c, bits = divmod(code, 1 << n_w)
+            net, under = Fraction(0), False
+            for w, name in enumerate(names):
+                if name in stakes:
+                    paid = bits >> w & 1 and odds[name][c] is not None
+                    under |= not bits >> w & 1 and odds[name][c] is not None
+                    net += stakes[name] * (_fraction(odds[name][c]) if paid else Fraction(-1))
+            event = f"{label}: {categories[c].replace('_', ' ')}" + (" (below the pay line)" if under else "")
+            index[p, code] = keyed.setdefault((event, net, wagered), len(keyed))
+    events = list(keyed)
+    order = sorted(range(len(events)), key=lambda e: (-events[e][2], events[e][0].split(": ")[0],
+                                                      -_category_rank(events[e][0], categories), events[e][0]))
+    rank = np.empty(len(order) + 1, np.int64)
+    rank[order] = np.arange(len(order))
+    rank[-1] = -1  # an impossible code stays -1
+    return [events[e] for e in order], rank[index]
+
+
 def par_sheet(spec: RulesSpec) -> ParSheet:
     """The exact PAR sheet, the strategy derived by backward induction."""
     ctx = _solve(spec)
@@ -180,33 +231,18 @@ def par_sheet(spec: RulesSpec) -> ParSheet:
             c = choice[d][path[:d]]
             mask &= (c == path[d]).reshape(c.shape + (1,) * (len(shape) - c.ndim))
         played[path] = mask.reshape(len(reps), -1)
-    # a final hand's outcome code: its category and which wagers' pay lines it meets
-    n_w = len(names)
-    code = cat * (1 << n_w)
-    for w, name in enumerate(names):
-        code += met[name].astype(np.int64) << w
-    n_codes = len(categories) << n_w
-    events = {}
-    for path in paths:
-        label = "+".join(stakes[path]) or "no wager standing"
-        wagered = sum(stakes[path].values(), Fraction(0))
+    code = outcome_codes(spec, ctx.values)
+    events, index = outcome_events(spec, decisions)
+    n_codes = index.shape[1]
+    combos = [0] * len(events)
+    for p, path in enumerate(paths):
         per_rep = np.where(played[path], code, n_codes)  # n_codes: not played on this path
         rows_code = (np.arange(len(reps))[:, None] * (n_codes + 1) + per_rep).ravel()
         tally = np.bincount(rows_code, minlength=len(reps) * (n_codes + 1)).reshape(len(reps), n_codes + 1)
         totals = (tally[:, :n_codes] * weights[:, None]).sum(axis=0)
         for g in np.nonzero(totals)[0]:
-            c, bits = divmod(int(g), 1 << n_w)
-            net, under = Fraction(0), False
-            for w, name in enumerate(names):
-                if name in stakes[path]:
-                    paid = bits >> w & 1 and odds[name][c] is not None
-                    under |= not bits >> w & 1 and odds[name][c] is not None
-                    net += stakes[path][name] * (pay_of[name][c] if paid else Fraction(-1))
-            event = f"{label}: {categories[c].replace('_', ' ')}" + (" (below the pay line)" if under else "")
-            events[(event, net, wagered)] = events.get((event, net, wagered), 0) + int(totals[g])
-    ordered = sorted(events.items(), key=lambda kv: (-float(kv[0][2]), kv[0][0].split(": ")[0],
-                                                      -_category_rank(kv[0][0], categories), kv[0][0]))
-    rows = [(event, net, n, wagered) for (event, net, wagered), n in ordered]
+            combos[index[p, g]] += int(totals[g])
+    rows = [(event, net, n, wagered) for (event, net, wagered), n in zip(events, combos)]
     strategy, table = _strategy(spec, decisions, choice, reps, weights, axes)
     main = WagerSheet.from_combinations(
         "main game", rows, strategy="optimal (derived by backward induction): at each decision the option "

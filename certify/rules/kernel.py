@@ -12,6 +12,7 @@ pay-table or progressive line), ``folded`` / ``no win`` when a fold loses it.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import comb, lcm
 
 import numpy as np
 from numba import njit
@@ -25,6 +26,8 @@ MAX_SIDE = 4  # side wagers a kernel tallies
 
 
 def rules_kernel(spec: RulesSpec) -> Kernel:
+    if not spec.deals("dealer"):
+        return induction_kernel(spec)
     try:
         rules = one_decision(spec)
     except ShapeError as exc:
@@ -144,5 +147,110 @@ def _play(decks, k, three_card, qualify, rule_value, rule_option, index, fold, s
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
+    if p.get("induction"):
+        _play_induction(decks, p["first"], p["first_table"], p["second"], p["stake"], p["pay"], p["lines"],
+                        p["path_of"], p["tie_order"], p["index"], p["den"], ev, dealt)
+        return
     _play(decks, p["k"], p["three_card"], p["qualify"], p["rule_value"], p["rule_option"], p["index"],
           p["fold"], p["side_index"], p["side_fold"], p["side_paid_on_fold"], ev, dealt)
+
+
+# ---------------------------------------------------------------- no dealer: decisions between deals
+def induction_kernel(spec: RulesSpec) -> Kernel:
+    """Games the backward induction counts (``certify.rules.induction``), played with the derived
+    strategy: the first decision from a table over every first hand (the analysis' choice, by suit
+    class), a second decision before the last card by its exact expectation over the cards left.
+    Deck positions: the first hand, then each later deal in the order the analysis deals them."""
+    from certify.rules import induction
+    from certify.rules.analysis import _all_hands, _suit_class_keys
+
+    try:
+        first, later = induction._shape(spec)
+    except ShapeError as exc:
+        raise KernelError(str(exc)) from None
+    deals = [n for kind, n in later if kind == "deal"]
+    decisions = [step for kind, step in later if kind == "decide"]
+    levels = []
+    seen = 0
+    for kind, _ in later:
+        seen += kind == "deal"
+        if kind == "decide":
+            levels.append(seen)
+    if first + sum(deals) != 5 or not decisions or levels[0] != 0 or len(decisions) > 2 \
+            or (len(decisions) == 2 and (levels[1] != len(deals) - 1 or deals[-1] != 1)):
+        raise KernelError(f"{spec.name}: the bulk kernel plays a first decision on the first hand and at most "
+                          "a second one before a last single card, to a five-card hand")
+    ctx = induction._solve(spec)
+    hands_first = _all_hands(first)
+    _, inverse = np.unique(_suit_class_keys(hands_first), return_inverse=True)
+    colex = np.zeros(len(hands_first), np.int64)
+    for i in range(first):
+        colex += np.array([comb(int(c), i + 1) for c in hands_first[:, i]], np.int64)
+    first_table = np.empty(len(hands_first), np.int64)
+    first_table[colex] = ctx.choice[0][()][inverse.ravel()]
+    paths = induction._paths(spec, decisions)
+    names = list(spec.wagers)
+    den = 1
+    stakes = {path: induction._standing(spec, decisions, path) for path in paths}
+    odds = {n: _line_pays(spec.wagers[n].settle.pay_table, spec.ranking) for n in names}
+    for n in names:
+        den = lcm(den, *(_fraction(o).denominator for o in odds[n] if o is not None))
+    for st in stakes.values():
+        den = lcm(den, *(v.denominator for v in st.values()))
+    stake = np.array([[int(stakes[p].get(n, Fraction(0)) * den) for n in names] for p in paths], np.int64)
+    pay = np.array([[-den if o is None else int(_fraction(o) * den) for o in odds[n]] for n in names], np.int64)
+    lines = np.array([0 if spec.wagers[n].settle.pay_table.at_least is None
+                      else spec.threshold_value(spec.wagers[n].settle.pay_table.at_least) for n in names], np.int64)
+    n_second = len(decisions[1].options) if len(decisions) == 2 else 1
+    path_of = np.array([[paths.index((o1, o2) if len(decisions) == 2 else (o1,)) for o2 in range(n_second)]
+                        for o1 in range(len(decisions[0].options))], np.int64)
+    tie_order = np.array([sorted(range(n_second), key=lambda o2: sum(stakes[paths[path_of[o1, o2]]].values()))
+                          for o1 in range(len(decisions[0].options))], np.int64)
+    events, index = induction.outcome_events(spec, decisions)
+    nets = [net for _, net, _ in events]
+    main = WagerEvents("main", [e for e, _, _ in events], nets, _scale(nets))
+    params = {"first": first, "first_table": first_table, "second": len(decisions) == 2, "stake": stake, "den": den,
+              "pay": pay, "lines": lines, "path_of": path_of, "tie_order": tie_order, "index": index}
+    return Kernel("rules", 5, 5, [main], "5", dict(params, induction=True))
+
+
+@njit(cache=True)
+def _play_induction(decks, first, first_table, second, stake, pay, lines, path_of, tie_order, index, den, ev, dealt):
+    n_w = stake.shape[1]
+    for r in range(decks.shape[0]):
+        d = decks[r]
+        cards = np.empty(5, np.int64)
+        for i in range(5):
+            cards[i] = d[i]
+        own = np.sort(cards[:first])
+        x = 0
+        for i in range(first):
+            c = own[i]
+            b = 1
+            for j in range(i + 1):  # C(c, i + 1)
+                b = b * (c - j) // (j + 1)
+            x += b
+        o1 = first_table[x]
+        o2 = 0
+        if second:
+            best = np.int64(0)
+            for t in range(tie_order.shape[1]):
+                o = tie_order[o1, t]
+                row = stake[path_of[o1, o]]
+                evsum = np.int64(0)
+                for c in range(52):
+                    if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
+                        continue
+                    v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
+                    for w in range(n_w):
+                        if row[w]:
+                            evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
+                if t == 0 or evsum > best:
+                    best, o2 = evsum, o
+        value = eval5_nb(cards[0], cards[1], cards[2], cards[3], cards[4])
+        dealt[r] = value >> 20
+        code = (value >> 20) << n_w
+        for w in range(n_w):
+            if value >= lines[w]:
+                code += 1 << w
+        ev[r, 0] = index[path_of[o1, o2], code]
