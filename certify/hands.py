@@ -392,6 +392,64 @@ def _batch5_parallel(cards, out):
 
 
 # ---------------------------------------------------------------------------------------------
+# Three-card poker: its own category order (a straight beats a flush, trips beat a straight).
+# ---------------------------------------------------------------------------------------------
+
+# The categories of a three-card hand, weakest first: a three-card value's ``value >> 20`` is the
+# index in this tuple (not a ``Category``); names are ``certify.spec.HAND_KEYS`` keys.
+THREE_CARD_ORDER = ("high_card", "pair", "flush", "straight", "trips", "straight_flush")
+
+
+@njit(cache=True)
+def eval3_nb(c0, c1, c2):
+    """Value of a 3-card hand in three-card poker order (distinct cards 0..51, unchecked).
+
+    Ranks break ties high first (a pair: its rank, then the kicker); a straight is known by its
+    top card, A-2-3 by its 3 (the lowest straight), A-K-Q the highest."""
+    c0, c1, c2 = np.int64(c0), np.int64(c1), np.int64(c2)  # decks arrive as uint8
+    a, b, c = c0 >> 2, c1 >> 2, c2 >> 2
+    if a < b:
+        a, b = b, a
+    if b < c:
+        b, c = c, b
+    if a < b:
+        a, b = b, a
+    flush = (c0 & 3) == (c1 & 3) and (c1 & 3) == (c2 & 3)
+    top = -1
+    if a == b + 1 and b == c + 1:
+        top = a
+    elif a == 12 and b == 1 and c == 0:  # A-2-3: the ace plays low
+        top = 1
+    if top >= 0:
+        return _pack(5 if flush else 3, top, 0, 0, 0, 0)
+    if a == c:
+        return _pack(4, a, 0, 0, 0, 0)
+    if a == b:
+        return _pack(1, a, c, 0, 0, 0)
+    if b == c:
+        return _pack(1, b, a, 0, 0, 0)
+    return _pack(2 if flush else 0, a, b, c, 0, 0)
+
+
+@njit(cache=True)
+def _batch3(cards, out):
+    for i in range(cards.shape[0]):
+        out[i] = eval3_nb(cards[i, 0], cards[i, 1], cards[i, 2])
+
+
+def rank_batch3(cards: np.ndarray) -> np.ndarray:
+    """Three-card values (``THREE_CARD_ORDER``) of an (N, 3) integer array of distinct cards."""
+    arr = np.ascontiguousarray(np.asarray(cards))
+    if arr.ndim != 2 or arr.shape[1] != 3 or not np.issubdtype(arr.dtype, np.integer):
+        raise CardError(f"expected an (N, 3) integer array of cards, got shape {arr.shape}")
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= 52):
+        raise CardError(f"card codes must be in 0..51, got {int(arr.min())}..{int(arr.max())}")
+    out = np.empty(arr.shape[0], np.int32)
+    _batch3(arr, out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # The Python API.
 # ---------------------------------------------------------------------------------------------
 

@@ -251,9 +251,16 @@ def _parse(path: Path, sid: str, field_name: str, tokens: list[str]) -> tuple[in
         raise FixtureError(f"{path}: scenario {excerpt(sid)}: {field_name}: {exc}") from None
 
 
+def _wagers_and_actions(spec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The wager names and action names a fixture of this spec may use."""
+    if spec.family == "rules":  # a rules-model spec: its own wagers and options
+        return tuple(spec.wagers), tuple(o.name for d in spec.decisions for o in d.options)
+    return FAMILY_WAGERS[spec.family], FAMILY_ACTIONS[spec.family]
+
+
 def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
     seen: set[str] = set()
-    wagers, actions = FAMILY_WAGERS[spec.family], FAMILY_ACTIONS[spec.family]
+    wagers, actions = _wagers_and_actions(spec)
     for sc in fixture.scenarios:
         where = f"{path}: scenario {excerpt(sc.id)}"
         if sc.id in seen:
@@ -316,6 +323,10 @@ class _ScenarioPlayer:
                     raise FixtureError(f"{self.where}: progressive_meter: required ({self.spec.name} has a "
                                        "progressive and no meter_reset)")
             return StudRound(self.spec, balances=balances, meter=meter)
+        if family == "rules":
+            from certify.rules.engine import RulesRound
+            return RulesRound(self.spec, balances=balances,
+                              meter=self.sc.progressive_meter or self.fixture.progressive_meter)
         if family == "mulligan":
             from certify.games.mulligan import MulliganRound
             return MulliganRound(self.spec, balances=balances)
@@ -355,11 +366,13 @@ class _ScenarioPlayer:
         family = self.spec.family
         if family == "stud" and self.spec.progressive is not None and self.spec.progressive.coin_in_lockout:
             rnd.lock_out()
-        if family == "stud":
+        if family == "rules" and rnd.locks_out:
+            rnd.lock_out()
+        if family in ("stud", "rules"):
             self.late_wagers(rnd)
         hands = [self.cards(f"seats[{i}].cards", s.cards) for i, s in enumerate(self.sc.seats)]
         rnd.deal(hands=hands, dealer=self.cards("dealer.cards", self.sc.dealer.cards))
-        if family != "stud":
+        if family not in ("stud", "rules"):
             self.late_wagers(rnd)
         board = list(self.cards("board", self.sc.board)) if self.sc.board is not None else None
         while rnd.phase != "settled":

@@ -481,9 +481,16 @@ def verify(result: SimulationResult, par, alpha: float = 0.01, *, confirm_failur
         tests.append(_payout_conformance(wager.name, wager, rows, counts, money, alpha))
         rtp_test, rtp[wager.name] = _rtp_test(wager.name, wager, sheet, counts, money, alpha)
         tests.append(rtp_test)
-    exact = five_card_category_counts() if result.kernel.dealt_kind == "5" else seven_card_category_counts()
-    tests.append(chisquare_gof(result.totals["dealt"], [exact[c] for c in range(len(CATEGORY_NAMES))],
-                               alpha=alpha, name="dealt hand categories", cell_labels=list(CATEGORY_NAMES),
+    kernel = result.kernel
+    if kernel.dealt_exact:  # the kernel's own ranking (a rules-model game): its categories
+        observed, expected, labels = (result.totals["dealt"][:len(kernel.dealt_exact)], list(kernel.dealt_exact),
+                                      list(kernel.dealt_labels))
+    else:
+        exact = five_card_category_counts() if kernel.dealt_kind == "5" else seven_card_category_counts()
+        observed, expected, labels = (result.totals["dealt"], [exact[c] for c in range(len(CATEGORY_NAMES))],
+                                      list(CATEGORY_NAMES))
+    tests.append(chisquare_gof(observed, expected,
+                               alpha=alpha, name="dealt hand categories", cell_labels=labels,
                                looked_at=f"the player's dealt {result.kernel.dealt_kind}-card categories "
                                          "against the exact counts"))
     tests.append(card_position_table(result.totals["positions"], result.rounds, alpha))

@@ -8,6 +8,10 @@ suffix is a path. A bad spec raises ``SpecError`` whose message names the file, 
 
 The model (pydantic v2, unknown fields refused everywhere):
 
+A file with a top-level ``model: rules/1`` is read as the rules model instead
+(``certify.rules.model.RulesSpec``, docs/rules-model.md: one model for every house-banked poker
+game; its ``family`` property is "rules"). Otherwise:
+
 ``GameSpec`` = ``StudSpec | MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
   name, title, version, family ("stud" | "mulligan" | "holdem_bonus"),
   source (documents, follows, notes: which seed documents, which rule where they disagree),
@@ -634,15 +638,19 @@ def _describe(error: dict) -> str:
 
 
 def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | None = None,
-                            prefix: tuple = ()) -> str:
+                            prefix: tuple = (), tags: frozenset = frozenset()) -> str:
+    """One line per error; ``tags`` are a tagged union's tags, dropped from a path after a list
+    index (``steps.2.decide.options`` reads ``steps.2.options``, as the YAML is written)."""
     lines = []
     for error in exc.errors():
         loc = tuple(error["loc"])
+        loc = tuple(part for i, part in enumerate(loc)
+                    if not (part in tags and i > 0 and isinstance(loc[i - 1], int)))
         if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
             loc = ("family",)
         if loc and loc[0] in _FAMILY_TAGS:
             loc = loc[1:]
-        loc = prefix + loc
+        loc = prefix + tuple(part for part in loc if part != "[key]")  # a bad mapping key: its own name
         field = ".".join(excerpt(str(part), quoted=False) for part in loc) or "(top level)"
         line = _node_line(root, loc) if root is not None else None
         where = f"{path}:{line}" if line else f"{path}"
@@ -655,14 +663,43 @@ def parse_spec(data: Any, path: Path, root: yaml.Node | None = None) -> "GameSpe
         raise SpecError(f"{path}: the file is empty; expected a mapping of spec fields (name, title, family, ...)")
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of spec fields at the top level, got {type(data).__name__}")
+    if "model" in data:  # the rules model (certify.rules.model), not a family spec
+        return _parse_rules(data, path, root)
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:
         raise SpecError(format_validation_error(path, exc, root)) from None
 
 
-def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonusSpec":
-    """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file."""
+def _parse_rules(data: dict, path: Path, root: yaml.Node | None) -> Any:
+    from certify.rules.model import MODEL_TAG, STEP_KINDS, RulesSpec
+
+    if data["model"] != MODEL_TAG:
+        raise SpecError(format_problems(path, root, [(("model",), f"expected {MODEL_TAG!r} (the rules model), "
+                                                                  f"got {excerpt(data['model'])}")]))
+    try:
+        spec = RulesSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(format_validation_error(path, exc, root, tags=STEP_KINDS)) from None
+    problems = spec.problems()
+    if problems:
+        raise SpecError(format_problems(path, root, problems))
+    return spec
+
+
+def format_problems(path: Path, root: yaml.Node | None, problems: list[tuple[tuple, str]]) -> str:
+    """``file:line: field.path: message`` lines for problems found after the shape validated."""
+    lines = []
+    for loc, message in problems:
+        field = ".".join(excerpt(str(part), quoted=False) for part in loc) or "(top level)"
+        line = _node_line(root, loc) if root is not None else None
+        lines.append(f"{path}:{line}: {field}: {message}" if line else f"{path}: {field}: {message}")
+    return "\n".join(lines)
+
+
+def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonusSpec | RulesSpec":
+    """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file.
+    A file with ``model: rules/1`` is a ``certify.rules.model.RulesSpec``; else a family spec."""
     path = resolve_spec_path(name_or_path)
     if not path.exists() and path.parent == SPECS_DIR:
         raise SpecError(_unknown_spec_name(path.stem))

@@ -16,6 +16,7 @@ FAMILY_MODULES = {
     "stud": "certify.analysis.stud",
     "holdem_bonus": "certify.analysis.holdem_bonus",
     "mulligan": "certify.analysis.mulligan",
+    "rules": "certify.rules.analysis",  # rules-model specs (certify.rules.model): no family code
 }
 
 

@@ -16,8 +16,10 @@ FAMILY_MODULES = {
     "stud": "certify.games.stud",
     "mulligan": "certify.games.mulligan",
     "holdem_bonus": "certify.games.holdem_bonus",
+    "rules": "certify.rules.engine",  # rules-model specs: one engine reading the model
 }
-ROUND_CLASSES = {"stud": "StudRound", "mulligan": "MulliganRound", "holdem_bonus": "HoldemRound"}
+ROUND_CLASSES = {"stud": "StudRound", "mulligan": "MulliganRound", "holdem_bonus": "HoldemRound",
+                 "rules": "RulesRound"}
 
 
 def engine(spec) -> ModuleType:

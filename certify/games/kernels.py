@@ -85,8 +85,12 @@ class Kernel:
     cards_per_round: int  # deck positions a round may use
     dealt_positions: int  # positions always dealt (the card x position check looks at these)
     wagers: list[WagerEvents]
-    dealt_kind: str  # "5" (player's first five) or "7" (player's best of seven)
+    dealt_kind: str  # "5" (player's first five) or "7" (player's best of seven); "3": three-card
     params: dict = field(default_factory=dict)
+    # the exact counts of the dealt categories and their labels, when not the five- or seven-card
+    # categories (a rules-model kernel's own ranking: certify.rules.kernel)
+    dealt_exact: tuple[int, ...] = ()
+    dealt_labels: tuple[str, ...] = ()
 
     def events(self, decks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play each deck: the event index of every round in every wager, shape (N, wagers),
@@ -362,8 +366,22 @@ def _rounds_holdem(decks, p, ev, dealt):
                    p["bonus_paid_on_fold"], ev, dealt)
 
 
-_ROUNDS = {"stud": _rounds_stud, "mulligan": _rounds_mulligan, "holdem_bonus": _rounds_holdem}
-_BUILDERS = {"stud": stud_kernel, "mulligan": mulligan_kernel, "holdem_bonus": holdem_kernel}
+def _rounds_rules(decks, p, ev, dealt):
+    from certify.rules.kernel import play_rounds
+
+    play_rounds(decks, p, ev, dealt)
+
+
+def _rules_kernel(spec) -> Kernel:
+    from certify.rules.kernel import rules_kernel  # rules-model specs: one kernel reading the model
+
+    return rules_kernel(spec)
+
+
+_ROUNDS = {"stud": _rounds_stud, "mulligan": _rounds_mulligan, "holdem_bonus": _rounds_holdem,
+           "rules": _rounds_rules}
+_BUILDERS = {"stud": stud_kernel, "mulligan": mulligan_kernel, "holdem_bonus": holdem_kernel,
+             "rules": _rules_kernel}
 
 
 def kernel_for(spec) -> Kernel:

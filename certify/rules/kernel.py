@@ -1,0 +1,256 @@
+"""The bulk kernel of rules-model games: one compiled loop that reads the model as integer tables.
+
+For the one-decision shape (``certify.rules.analysis.one_decision``): the player's k cards are deck
+positions 0..k-1, the dealer's k..2k-1. Per round: both hands valued by the ranking (``eval3_nb``
+or ``eval5_nb``), the spec strategy's option (its rules as (threshold value, option) pairs, tried
+in order), the dealer cell (does not qualify / win / tie / lose), and the main game's event from
+the same ``index[option, cell, category]`` the PAR sheet is built from (``analysis.main_events``),
+so the tallies meet the sheet's rows by name. Side wagers: the event of the player's category (a
+pay-table or progressive line), ``folded`` / ``no win`` when a fold loses it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb, lcm
+
+import numpy as np
+from numba import njit
+
+from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
+from certify.hands import eval3_nb, eval5_nb
+from certify.rules.analysis import ShapeError, _category_name, _fraction, _line_pays, main_events, one_decision
+from certify.rules.model import RulesSpec, ranking_categories
+
+MAX_SIDE = 4  # side wagers a kernel tallies
+
+
+def rules_kernel(spec: RulesSpec) -> Kernel:
+    if not spec.deals("dealer"):
+        return induction_kernel(spec)
+    try:
+        rules = one_decision(spec)
+    except ShapeError as exc:
+        raise KernelError(f"the bulk kernel plays the one-decision shape: {exc}") from None
+    if spec.strategy is None or rules.decision not in spec.strategy.decisions:
+        raise KernelError(f"{spec.name}: the bulk kernel plays the spec's strategy; the spec states none "
+                          f"for the decision {rules.decision!r}")
+    names = [o.name for o in rules.options]
+    rule_value = np.array([0 if r.at_least is None else spec.threshold_value(r.at_least)
+                           for r in spec.strategy.decisions[rules.decision]], np.int64)
+    rule_option = np.array([names.index(r.option) for r in spec.strategy.decisions[rules.decision]], np.int64)
+    events, index = main_events(rules)
+    nets = [net for _, net, _ in events]
+    main = WagerEvents("main", [e for e, _, _ in events], nets, _scale(nets))
+    wagers = [main]
+    side_index, side_fold, side_paid_on_fold = [], [], []
+    for name, w in spec.wagers.items():
+        if w.made != "side":
+            continue
+        side, by_category, fold_event, paid_on_fold = _side_events(spec, name, w, rules)
+        wagers.append(side)
+        side_index.append(by_category)
+        side_fold.append(fold_event)
+        side_paid_on_fold.append(paid_on_fold)
+    if len(side_index) > MAX_SIDE:
+        raise KernelError(f"{spec.name}: at most {MAX_SIDE} side wagers in the bulk kernel")
+    n_cat = len(rules.categories)
+    params = {
+        "k": rules.k, "three_card": spec.ranking == "three_card",
+        "qualify": -1 if rules.qualifier is None else spec.threshold_value(rules.qualifier),
+        "rule_value": rule_value, "rule_option": rule_option, "index": index,
+        "side_index": np.array(side_index, np.int64).reshape(len(side_index), n_cat),
+        "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid_on_fold, np.bool_),
+        "fold": np.array([o.fold for o in rules.options], np.bool_),
+    }
+    labels = tuple(_category_name(c) for c in ranking_categories(spec.ranking))
+    exact = tuple(int(n) for n in np.bincount(_dealt_categories(spec.ranking, rules.k), minlength=len(labels)))
+    return Kernel("rules", 2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
+
+
+def _dealt_categories(ranking: str, k: int) -> np.ndarray:
+    """The category of every k-card hand (the exact counts the dealt hands are tested against)."""
+    from certify.rules.analysis import _all_hands, _values
+
+    return (_values(ranking, _all_hands(k)) >> 20).astype(np.int64)
+
+
+def _side_events(spec: RulesSpec, name: str, w, rules) -> tuple[WagerEvents, list[int], int, bool]:
+    """A side wager's events as its PAR sheet names them, and the event of each category."""
+    categories = ranking_categories(rules.ranking)
+    settle = w.settle
+    if settle.kind == "pay_table":
+        odds = _line_pays(settle.pay_table, rules.ranking)
+        order = list(reversed(range(len(categories))))
+        events = [_category_name(categories[c]) for c in order]
+        nets = [Fraction(-1) if odds[c] is None else _fraction(odds[c]) for c in order]
+        by_category = [order.index(c) for c in range(len(categories))]
+        paid_on_fold = settle.pay_table.paid_on_fold
+        fold_event = len(events)
+        if not paid_on_fold:
+            events.append("folded")
+            nets.append(Fraction(-1))
+    elif settle.kind == "progressive":
+        prog = settle.progressive
+        wager, meter = _fraction(w.min), _fraction(prog.meter_reset)
+        events, nets, by_category = [], [], [-1] * len(categories)
+        for c in reversed(range(len(categories))):
+            entry = getattr(prog.pays, categories[c])
+            if entry is None:
+                continue
+            award = _fraction(entry.amount) if entry.amount is not None else _fraction(entry.meter_percent) / 100 * meter
+            by_category[c] = len(events)
+            events.append(_category_name(categories[c]))
+            nets.append(award / wager - 1)
+        fold_event = len(events)
+        by_category = [fold_event if e < 0 else e for e in by_category]
+        events.append("no win")
+        nets.append(Fraction(-1))
+        paid_on_fold = prog.paid_on_fold
+    else:
+        raise KernelError(f"{spec.name}: side wager {name!r} ({settle.kind}) is not played by the bulk kernel")
+    return WagerEvents(name.lower(), events, nets, _scale(nets)), by_category, fold_event, paid_on_fold
+
+
+@njit(cache=True)
+def _play(decks, k, three_card, qualify, rule_value, rule_option, index, fold, side_index, side_fold,
+          side_paid_on_fold, ev, dealt):
+    for r in range(decks.shape[0]):
+        d = decks[r]
+        if three_card:
+            pv = eval3_nb(d[0], d[1], d[2])
+            dv = eval3_nb(d[3], d[4], d[5])
+        else:
+            pv = eval5_nb(d[0], d[1], d[2], d[3], d[4])
+            dv = eval5_nb(d[5], d[6], d[7], d[8], d[9])
+        cat = pv >> 20
+        dealt[r] = cat
+        option = rule_option[rule_option.shape[0] - 1]
+        for i in range(rule_value.shape[0]):
+            if pv >= rule_value[i]:
+                option = rule_option[i]
+                break
+        if qualify >= 0 and dv < qualify:
+            cell = 0
+        elif pv > dv:
+            cell = 1
+        elif pv == dv:
+            cell = 2
+        else:
+            cell = 3
+        ev[r, 0] = index[option, cell, cat]
+        for s in range(side_index.shape[0]):
+            if fold[option] and not side_paid_on_fold[s]:
+                ev[r, 1 + s] = side_fold[s]
+            else:
+                ev[r, 1 + s] = side_index[s, cat]
+
+
+def play_rounds(decks, p, ev, dealt) -> None:
+    if p.get("induction"):
+        _play_induction(decks, p["first"], p["first_table"], p["second"], p["stake"], p["pay"], p["lines"],
+                        p["path_of"], p["tie_order"], p["index"], p["den"], ev, dealt)
+        return
+    _play(decks, p["k"], p["three_card"], p["qualify"], p["rule_value"], p["rule_option"], p["index"],
+          p["fold"], p["side_index"], p["side_fold"], p["side_paid_on_fold"], ev, dealt)
+
+
+# ---------------------------------------------------------------- no dealer: decisions between deals
+def induction_kernel(spec: RulesSpec) -> Kernel:
+    """Games the backward induction counts (``certify.rules.induction``), played with the derived
+    strategy: the first decision from a table over every first hand (the analysis' choice, by suit
+    class), a second decision before the last card by its exact expectation over the cards left.
+    Deck positions: the first hand, then each later deal in the order the analysis deals them."""
+    from certify.rules import induction
+    from certify.rules.analysis import _all_hands, _suit_class_keys
+
+    try:
+        first, later = induction._shape(spec)
+    except ShapeError as exc:
+        raise KernelError(str(exc)) from None
+    deals = [n for kind, n in later if kind == "deal"]
+    decisions = [step for kind, step in later if kind == "decide"]
+    levels = []
+    seen = 0
+    for kind, _ in later:
+        seen += kind == "deal"
+        if kind == "decide":
+            levels.append(seen)
+    if first + sum(deals) != 5 or not decisions or levels[0] != 0 or len(decisions) > 2 \
+            or (len(decisions) == 2 and (levels[1] != len(deals) - 1 or deals[-1] != 1)):
+        raise KernelError(f"{spec.name}: the bulk kernel plays a first decision on the first hand and at most "
+                          "a second one before a last single card, to a five-card hand")
+    ctx = induction._solve(spec)
+    hands_first = _all_hands(first)
+    _, inverse = np.unique(_suit_class_keys(hands_first), return_inverse=True)
+    colex = np.zeros(len(hands_first), np.int64)
+    for i in range(first):
+        colex += np.array([comb(int(c), i + 1) for c in hands_first[:, i]], np.int64)
+    first_table = np.empty(len(hands_first), np.int64)
+    first_table[colex] = ctx.choice[0][()][inverse.ravel()]
+    paths = induction._paths(spec, decisions)
+    names = list(spec.wagers)
+    den = 1
+    stakes = {path: induction._standing(spec, decisions, path) for path in paths}
+    odds = {n: _line_pays(spec.wagers[n].settle.pay_table, spec.ranking) for n in names}
+    for n in names:
+        den = lcm(den, *(_fraction(o).denominator for o in odds[n] if o is not None))
+    for st in stakes.values():
+        den = lcm(den, *(v.denominator for v in st.values()))
+    stake = np.array([[int(stakes[p].get(n, Fraction(0)) * den) for n in names] for p in paths], np.int64)
+    pay = np.array([[-den if o is None else int(_fraction(o) * den) for o in odds[n]] for n in names], np.int64)
+    lines = np.array([0 if spec.wagers[n].settle.pay_table.at_least is None
+                      else spec.threshold_value(spec.wagers[n].settle.pay_table.at_least) for n in names], np.int64)
+    n_second = len(decisions[1].options) if len(decisions) == 2 else 1
+    path_of = np.array([[paths.index((o1, o2) if len(decisions) == 2 else (o1,)) for o2 in range(n_second)]
+                        for o1 in range(len(decisions[0].options))], np.int64)
+    tie_order = np.array([sorted(range(n_second), key=lambda o2: sum(stakes[paths[path_of[o1, o2]]].values()))
+                          for o1 in range(len(decisions[0].options))], np.int64)
+    events, index = induction.outcome_events(spec, decisions)
+    nets = [net for _, net, _ in events]
+    main = WagerEvents("main", [e for e, _, _ in events], nets, _scale(nets))
+    params = {"first": first, "first_table": first_table, "second": len(decisions) == 2, "stake": stake, "den": den,
+              "pay": pay, "lines": lines, "path_of": path_of, "tie_order": tie_order, "index": index}
+    return Kernel("rules", 5, 5, [main], "5", dict(params, induction=True))
+
+
+@njit(cache=True)
+def _play_induction(decks, first, first_table, second, stake, pay, lines, path_of, tie_order, index, den, ev, dealt):
+    n_w = stake.shape[1]
+    for r in range(decks.shape[0]):
+        d = decks[r]
+        cards = np.empty(5, np.int64)
+        for i in range(5):
+            cards[i] = d[i]
+        own = np.sort(cards[:first])
+        x = 0
+        for i in range(first):
+            c = own[i]
+            b = 1
+            for j in range(i + 1):  # C(c, i + 1)
+                b = b * (c - j) // (j + 1)
+            x += b
+        o1 = first_table[x]
+        o2 = 0
+        if second:
+            best = np.int64(0)
+            for t in range(tie_order.shape[1]):
+                o = tie_order[o1, t]
+                row = stake[path_of[o1, o]]
+                evsum = np.int64(0)
+                for c in range(52):
+                    if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
+                        continue
+                    v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
+                    for w in range(n_w):
+                        if row[w]:
+                            evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
+                if t == 0 or evsum > best:
+                    best, o2 = evsum, o
+        value = eval5_nb(cards[0], cards[1], cards[2], cards[3], cards[4])
+        dealt[r] = value >> 20
+        code = (value >> 20) << n_w
+        for w in range(n_w):
+            if value >= lines[w]:
+                code += 1 << w
+        ev[r, 0] = index[path_of[o1, o2], code]

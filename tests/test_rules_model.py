@@ -1,0 +1,137 @@
+"""The rules model (certify.rules.model): specs as data, validated with file:line:field errors."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+
+from certify.rules.model import DealStep, DecideStep, RulesSpec
+from certify.spec import HAND_KEYS, SpecError, StudSpec, load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+CARIBBEAN = ROOT / "fixtures" / "rules" / "caribbean_stud.yaml"
+
+
+def test_the_caribbean_stud_model_says_what_the_family_spec_says():
+    model, family = load_spec(CARIBBEAN), load_spec("caribbean_stud")
+    assert isinstance(model, RulesSpec) and isinstance(family, StudSpec)
+    assert model.family == "rules" and model.unit == "ante"
+    assert [type(s) for s in model.steps] == [DealStep, DealStep, DecideStep]
+    assert model.deals("dealer")[0].face_up == [family.dealer.up_card_index]
+    assert model.option("bet").add == {"bet": family.bet.multiple_of_ante}
+    assert model.dealer.qualifies == family.dealer.qualifies
+    bet = model.wagers["bet"].settle.versus_dealer
+    assert [bet.win_pays[k] for k in type(family.bet.pays).model_fields] == family.bet.pays.as_list()
+    assert model.wagers["ante"].settle.versus_dealer.dealer_not_qualifying == family.non_qualifying_dealer.ante_pays
+    assert model.wagers["progressive"].settle.progressive.pays == family.progressive.pays
+    assert (model.wagers["ante"].min, model.wagers["ante"].max) == (family.wagers["ante"].min, family.wagers["ante"].max)
+    assert model.strategy.decisions["bet_or_fold"][0].at_least == family.strategy.bet_at_least
+    assert model.threshold_value(model.dealer.qualifies) == family.dealer.qualifies.value()
+
+
+def test_a_dumped_model_validates_back_to_itself():
+    spec = load_spec(CARIBBEAN)
+    for mode in ("json", "python"):
+        assert RulesSpec.model_validate(spec.model_dump(mode=mode)) == spec
+
+
+def _write(tmp_path, old, new, source=CARIBBEAN):
+    text = source.read_text()
+    assert old in text, old
+    path = tmp_path / source.name
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def _line_of(path, needle):
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize("old, new, needle, field, expected", [
+    ("add: {bet: 2}", "add: {bett: 2}", "bett", "steps.2.options.1.add.bett", "made: decision"),
+    ("straight: 4, trips: 3", "straight: 4, trips: 3, three_pair: 1", "three_pair",
+     "wagers.bet.settle.versus_dealer.win_pays.three_pair", "'royal_flush', got 'three_pair'"),
+    ("pair: 1, high_card: 1}", "pair: 1}", "win_pays", "wagers.bet.settle.versus_dealer.win_pays", "missing high_card"),
+    ("{deal: dealer, cards: 5, face_up: [4]}", "{deal: dealer, cards: 4, face_up: [4]}", "deal: dealer",
+     "steps.1.face_up", "indices 0..3"),
+    ("{win: 1, tie: push, dealer_not_qualifying: 1}", "{win: 1, tie: push}", "versus_dealer: {win",
+     "wagers.ante.settle.versus_dealer.dealer_not_qualifying", "required when the dealer has a qualifier"),
+    ("min: \"1.00\"", "min: 1.5", "min: 1.5", "wagers.ante.min", "not a float"),
+    ("- {option: fold}", "- {option: surrender}", "surrender", "strategy.decisions.bet_or_fold.1.option",
+     "expected one of fold, bet"),
+    ("qualifies: {category: high_card", "qualifies: {category: high_cards", "qualifies",
+     "dealer.qualifies.category", "high_cards"),
+    ("ranking: five_card", "ranking: four_card", "ranking:", "ranking", "four_card"),
+    ("{deal: player, cards: 5}", "{deal: player, cards: 7}", "steps:", "steps", "hand holds 7 cards"),
+    ("made: decision", "made: decided", "decided", "wagers.bet.made", "decided"),
+    ("{name: fold, fold: true}", "{name: fold, fold: true, add: {bet: 1}}", "name: fold",
+     "steps.2.options.0", "cannot also add"),
+])
+def test_a_bad_rule_names_file_line_field_and_expectation(tmp_path, old, new, needle, field, expected):
+    path = _write(tmp_path, old, new)
+    with pytest.raises(SpecError) as err:
+        load_spec(path)
+    message = str(err.value)
+    wanted = f"{path}:{_line_of(path, needle)}: {field}: "
+    assert wanted in message, message
+    assert expected in message.split(wanted, 1)[1].splitlines()[0], message
+
+
+def test_a_wrong_model_tag_and_a_missing_block_are_refused(tmp_path):
+    with pytest.raises(SpecError, match=r":4: model: expected 'rules/1'"):
+        load_spec(_write(tmp_path, "model: rules/1", "model: rules/9"))
+    data = yaml.safe_load(CARIBBEAN.read_text())
+    del data["steps"]
+    path = tmp_path / "caribbean_stud.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(SpecError, match=r"steps: required field is missing"):
+        load_spec(path)
+
+
+def test_the_family_specs_load_as_before():
+    spec = load_spec("caribbean_stud")
+    assert isinstance(spec, StudSpec) and spec.family == "stud"
+    assert spec.bet.multiple_of_ante == Decimal(2)
+
+
+FAMILY_SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
+                "texas_holdem_bonus", "texas_holdem_bonus_2x"]
+
+
+@pytest.mark.parametrize("name", FAMILY_SPECS)
+def test_every_family_spec_is_written_in_the_model(name):
+    model, family = load_spec(ROOT / "fixtures" / "rules" / f"{name}.yaml"), load_spec(name)
+    assert model.name == family.name and model.title == family.title and model.seats == family.seats
+    assert model.balance_covers_raise_at_deal == family.balance_covers_raise_at_deal
+    for wager, limit in family.wagers.items():
+        assert (model.wagers[wager].min, model.wagers[wager].max) == (limit.min, limit.max)
+    if family.family == "mulligan":
+        assert model.dealer_redraw.stands_on == family.dealer.stands_on
+        assert model.option("mulligan").replace and model.option("mulligan").add == {"raise": family.raise_.multiple_of_ante}
+        bonus = model.wagers["bonus"].settle.pay_table
+        assert bonus.when == family.bonus.paid_when and bonus.lost_on == ["mulligan"]
+        assert [bonus.pays[k] for k in HAND_KEYS] == family.bonus.pays.as_list()
+        assert [model.wagers["ante"].settle.versus_dealer.win_pays[k] for k in HAND_KEYS] == family.pays.as_list()
+        assert model.strategy.decisions["stand_or_mulligan"][0].at_least == family.strategy.stand_at_least
+    if family.family == "holdem_bonus":
+        assert model.option("bet_flop").add == {"flop": family.flop.multiple_of_ante}
+        assert model.wagers["ante"].settle.versus_dealer.win_at_least.category == family.ante.pays_at_least
+        assert model.wagers["bonus"].settle.card_lines.paid_on_fold == family.bonus.paid_on_fold
+
+
+def test_the_hole_card_lines_classify_every_hold_em_start_as_the_family_engine_does():
+    from itertools import combinations
+
+    from certify.games.holdem_bonus import hole_class
+    from certify.rules.engine import card_line
+    from certify.spec import HOLE_KEYS
+
+    model, family = load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"), load_spec("texas_holdem_bonus")
+    lines = model.wagers["bonus"].settle.card_lines.lines
+    for dealer in ((48, 49), (50, 0)):  # the dealer holds aces, or not
+        for hole in combinations([c for c in range(52) if c not in dealer], 2):
+            i = card_line(lines, hole, dealer)
+            key = hole_class(hole, dealer)
+            assert (HOLE_KEYS[i] if i is not None else "other") == key, (hole, dealer)
+            assert (lines[i].pays if i is not None else None) == family.bonus.pays.odds(key)
