@@ -27,10 +27,12 @@ counts are rebuilt by the Chinese remainder theorem.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -236,7 +238,7 @@ def _suit_weights(mono, block):
     return w
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run(next0, next1, next2, next3, weights, mirror):
     """Ways, modulo each of the two PRIMES, to deal four hands rank by rank (ace first) ending in
     each joint state: (2, n0, n1, n2, n3). ``weights`` from ``_suit_weights``; ``mirror``: hand 1
@@ -283,7 +285,7 @@ def _signed(x, k, prime):
     return x if k > 0 else (prime - x) % prime if k < 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _contract(final, w2, w3, coef0, coef1):
     """(2, 11, 11) residues: the final states' ways, hands 2 and 3 weighted by their acceptance
     weights (+-1, 0), hands 0 and 1 spread over their classes by the coefficients (+-1, 0)."""
@@ -345,29 +347,62 @@ def _class_coefficients(m: Machine, mono: bool) -> np.ndarray:
     return coef
 
 
-def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: bool = False,
-                 monoable: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
-    """(11, 11) object array of exact counts: deals of four disjoint hands (hands 2 and 3 accepted
-    by their machines' weights, non-flush), by the classes of hands 0 and 1."""
-    can = [i for i in range(4) if monoable[i]]
-    coefs = [{mono: _class_coefficients(m, mono) for mono in (False, True)} for m in (m0, m1)]
-    acc = [[[0] * N_CLASSES for _ in range(N_CLASSES)] for _ in PRIMES]
-    for size in range(len(can) + 1):
-        for subset in _subsets(can, size):
+def _configurations(monoable: list[int]):
+    """(mono flags, blocks, ways) of every way to make some hands one suit: each subset of the
+    monoable hands, each set partition of it into blocks sharing a suit, the blocks' distinct
+    suits counted in ``ways``."""
+    for size in range(len(monoable) + 1):
+        for subset in _subsets(monoable, size):
             mono = np.array([h in subset for h in range(4)], np.bool_)
-            w2 = m2.weight * (-1 if mono[2] else 1)
-            w3 = m3.weight * (-1 if mono[3] else 1)
             for partition in _set_partitions(list(subset)):
                 block = np.zeros(4, np.int64)
                 for i, part in enumerate(partition):
                     for h in part:
                         block[h] = i
-                ways = _falling(4, len(partition))  # distinct suits for the blocks
-                final = _run(m0.next, m1.next, m2.next, m3.next, _suit_weights(mono, block), mirror)
-                g = _contract(final, w2, w3, coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
-                for k, prime in enumerate(PRIMES):
-                    for a, b in zip(*np.nonzero(g[k])):
-                        acc[k][a][b] = (acc[k][a][b] + int(g[k, a, b]) * ways) % prime
+                yield mono, block, _falling(4, len(partition))
+
+
+def _swapped_key(mono: np.ndarray, block: np.ndarray, swap: bool) -> tuple:
+    """A configuration's identity, with hands 0 and 1 exchanged if ``swap``."""
+    order = [1, 0, 2, 3] if swap else [0, 1, 2, 3]
+    blocks: dict[int, list[int]] = {}
+    for h in range(4):
+        if mono[order[h]]:
+            blocks.setdefault(int(block[order[h]]), []).append(h)
+    return tuple(sorted(tuple(b) for b in blocks.values()))
+
+
+def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: bool = False,
+                 monoable: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
+    """(11, 11) object array of exact counts: deals of four disjoint hands (hands 2 and 3 accepted
+    by their machines' weights, non-flush), by the classes of hands 0 and 1.
+
+    When hands 0 and 1 are one machine, a configuration and its mirror image (hands 0 and 1
+    exchanged) give transposed counts, so only one of them is run. The runs share the cores."""
+    coefs = [{mono: _class_coefficients(m, mono) for mono in (False, True)} for m in (m0, m1)]
+    symmetric = m0 is m1 and monoable[0] == monoable[1]
+    tasks, seen = [], set()
+    for mono, block, ways in _configurations([i for i in range(4) if monoable[i]]):
+        key, image = _swapped_key(mono, block, False), _swapped_key(mono, block, True)
+        if symmetric and image in seen:
+            continue  # counted as the transpose of its image
+        seen.add(key)
+        tasks.append((mono, block, ways, symmetric and image != key))
+
+    def count(task):
+        mono, block, ways, with_transpose = task
+        final = _run(m0.next, m1.next, m2.next, m3.next, _suit_weights(mono, block), mirror)
+        g = _contract(final, m2.weight * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
+                      coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
+        return ways, (g + g.transpose(0, 2, 1)) % np.array(PRIMES)[:, None, None] if with_transpose else g
+
+    with ThreadPoolExecutor(max_workers=max(1, numba.get_num_threads())) as pool:
+        results = list(pool.map(count, tasks))
+    acc = [[[0] * N_CLASSES for _ in range(N_CLASSES)] for _ in PRIMES]
+    for ways, g in results:
+        for k, prime in enumerate(PRIMES):
+            for a, b in zip(*np.nonzero(g[k])):
+                acc[k][a][b] = (acc[k][a][b] + int(g[k, a, b]) * ways) % prime
     modulus = PRIMES[0] * PRIMES[1]
     inverse = pow(PRIMES[0], -1, PRIMES[1])
     out = np.empty((N_CLASSES, N_CLASSES), object)
