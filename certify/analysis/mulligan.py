@@ -530,28 +530,16 @@ def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, lis
     return threshold, window
 
 
-def _mulligan_below(rules: MulliganRules, threshold: int, computed: int) -> dp.MulliganOutcomes:
-    """The mulligan of every hand below ``threshold``; one near the ``computed`` threshold (the
-    spec's, usually) from the computed one's count and the hand values between them."""
-    lo, hi = sorted((threshold, computed))
-    values = class_values()
-    between = [int(v) for v in values[(values >= lo) & (values < hi)]]
-    if threshold == computed or len(between) > 2 * EXACT_WINDOW:
-        return dp.mulligan_below(threshold, rules.stands_value)
-    return dp.mulligan_below_near(threshold, computed, between, rules.stands_value)
-
-
 def exact_main_sheet(rules: MulliganRules, threshold: int, name: str, strategy: str, table: list,
-                     chart: list, notes: tuple[str, ...] = (), computed: int | None = None) -> WagerSheet:
+                     chart: list, notes: tuple[str, ...] = ()) -> WagerSheet:
     """Standing with ``threshold`` or better, else the mulligan: every row counted over the cycle
-    C(52,5) x C(47,5) x C(42,5) x C(37,5) (the dealer's redraw counted whether dealt or not).
-    ``computed``: the computed strategy's threshold, whose mulligan count is reused."""
+    C(52,5) x C(47,5) x C(42,5) x C(37,5) (the dealer's redraw counted whether dealt or not)."""
     exact = exact_stand(rules.stands_value)
     values = class_values()
     stands = values >= threshold
     categories = values >> hands.CATEGORY_SHIFT
     after = comb(37, 5)
-    mull = _mulligan_below(rules, threshold, threshold if computed is None else computed)
+    mull = dp.mulligan_below(threshold, rules.stands_value)
 
     def total(sel: np.ndarray, column: int) -> int:
         return sum(int(x) for x in exact.counts[sel, column]) * after
@@ -624,8 +612,7 @@ def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, see
                                table, chart, note)]
     spec_table = _category_table(rules.spec_stand_value, adv) + _window_rows(window, rules.spec_stand_value)
     wagers.append(exact_main_sheet(rules, rules.spec_stand_value, SPEC_STRATEGY_WAGER,
-                                   _threshold_strategy(rules.spec_stand_value, False), spec_table, [], note,
-                                   computed=threshold))
+                                   _threshold_strategy(rules.spec_stand_value, False), spec_table, [], note))
     return _with_bonus_and_frequencies(spec, rules, cls, wagers, threshold)
 
 

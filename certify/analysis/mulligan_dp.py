@@ -447,11 +447,6 @@ class MulliganOutcomes:
     def total(self) -> int:
         return sum(self.wins) + self.ties + self.losses
 
-    def plus(self, other: "MulliganOutcomes", sign: int = 1) -> "MulliganOutcomes":
-        """The outcomes of both sets of player hands (``sign`` -1: of this set without ``other``)."""
-        return MulliganOutcomes(tuple(a + sign * b for a, b in zip(self.wins, other.wins)),
-                                self.ties + sign * other.ties, self.losses + sign * other.losses)
-
 
 def _by_category(matrix: np.ndarray) -> list[list[int]]:
     out = [[0] * 10 for _ in range(10)]
@@ -535,18 +530,6 @@ def mulligan_outcomes(player: Machine, stands_value: int) -> MulliganOutcomes:
 def mulligan_below(stand_at_least: int, stands_value: int) -> MulliganOutcomes:
     """Every player hand below ``stand_at_least`` (a high-card value) takes the mulligan."""
     return mulligan_outcomes(junk_machine(high_card_tuple(stand_at_least)), stands_value)
-
-
-def mulligan_below_near(stand_at_least: int, known: int, between: list[int],
-                        stands_value: int) -> MulliganOutcomes:
-    """``mulligan_below(stand_at_least)`` from ``mulligan_below(known)`` and the hand values
-    ``between`` them (every high-card value v with min <= v < max of the two, each counted by
-    ``mulligan_of_value``, usually already counted for the strategy search)."""
-    out = mulligan_below(known, stands_value)
-    sign = 1 if stand_at_least > known else -1
-    for value in between:
-        out = out.plus(mulligan_of_value(value, stands_value), sign)
-    return out
 
 
 @lru_cache(maxsize=None)
