@@ -26,7 +26,12 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from certify import hands
+# Run as a script, this file's folder comes first on sys.path and would shadow packages (bench/rng.py
+# is not the rng package); analysis_holdem is imported from it by its path below.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+from certify import hands  # noqa: E402
 
 # spec name -> family; other analyses add their specs here.
 SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
@@ -92,6 +97,8 @@ def baseline(pairs: int, eval7_pairs: int) -> dict:
     try:
         import eval7
     except ImportError:
+        return result
+    if eval7_pairs <= 0:
         return result
     deck = [eval7.Card(s) for s in
             [r + s for r in "23456789TJQKA" for s in "cdhs"]]  # our card order: 4 * rank + suit
@@ -161,10 +168,19 @@ def main() -> None:
     mulligan_baseline([r for r in results if r["spec"].startswith("five_card_mulligan")])
     holdem_times = [r["seconds"] for r in results if r["spec"].startswith("texas_holdem_bonus")]
     if holdem_times:  # Hold'em Bonus: brute force over dealer holes, see bench/analysis_holdem.py
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from analysis_holdem import baseline as holdem_baseline, report as holdem_report
+        holdem_baseline, holdem_report = _holdem_bench()
 
         print("\n" + "\n".join(holdem_report(min(holdem_times), holdem_baseline())))
+
+
+def _holdem_bench():
+    """bench/analysis_holdem.py's baseline and report (loaded by path: bench/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("analysis_holdem", _HERE / "analysis_holdem.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.baseline, module.report
 
 
 def mulligan_baseline(results: list[dict], rounds: int = 2_000_000) -> None:

@@ -37,8 +37,22 @@ def threshold_value(threshold: Any) -> int:
     """The smallest 5-card hand value meeting a spec ``HandThreshold``.
 
     Refuses a threshold that is not an upper set of the hand order (every hand above a qualifying
-    hand must qualify too), which would make "X or better" meaningless.
+    hand must qualify too), which would make "X or better" meaningless. Kept per threshold content
+    (a spec's thresholds are asked for several times, each a pass over the 7,462 values).
     """
+    dump = getattr(threshold, "model_dump_json", None)
+    if dump is None:
+        return _threshold_value(threshold)
+    key = (type(threshold).__qualname__, dump())
+    if key not in _THRESHOLDS:
+        _THRESHOLDS[key] = _threshold_value(threshold)
+    return _THRESHOLDS[key]
+
+
+_THRESHOLDS: dict[tuple[str, str], int] = {}
+
+
+def _threshold_value(threshold: Any) -> int:
     values = class_values()
     met = np.array([threshold.met_by(int(v)) for v in values])
     if not met.any():

@@ -193,12 +193,13 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
         codes = kernel.showdown_codes_by_suit_class(deck_array, reps, boards, int(ante_category),
                                                     *symmetry, chunks)
     del boards
-    counts, profile = kernel.optimal_counts(codes, reps, deck_array, win_pays.numerator,
-                                            win_pays.denominator, 0 if bet_when_indifferent else 1)
-    rule_counts = None
-    if rule is not None:
-        rule_counts = kernel.rule_counts(codes, reps, deck_array, rule.turn_category, rule.river_category,
-                                         rule.straight_category)
+    rule_args = np.zeros(0, np.int64) if rule is None else np.array(
+        [rule.turn_category, rule.river_category, rule.straight_category], np.int64)
+    counts, profile, rule_counts = kernel.decision_counts(codes, reps, deck_array, win_pays.numerator,
+                                                          win_pays.denominator, 0 if bet_when_indifferent else 1,
+                                                          rule_args)
+    if rule is None:
+        rule_counts = None
     del codes
     return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
                           names=tuple(names), counts=counts, deals_per_hole=deals_per_hole(len(deck)),

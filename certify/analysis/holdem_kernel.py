@@ -8,14 +8,14 @@ Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game
    (all holes lower, minus the holes holding the player's first card, minus those holding the second).
    The result is one packed int32 per (player hole, board): wins | ties << 10 | strong << 20,
    where "strong" means the player's hand reaches the category that makes the Ante pay.
-2. ``optimal_counts``: per player hole, walk every board the rest of the deck can make and derive
+2. ``decision_counts``: per player hole, walk every board the rest of the deck can make and derive
    the optimal River decision (per 4-card board: bet iff wins > losses over river and dealer hole)
    and the optimal Turn decision (per flop: bet iff wins > losses over turn, river and dealer hole).
    Each bet adds one unit won or lost on the same showdown, so the two are independent. It returns,
    per hole, the number of deals (flop, then ordered turn and river, then dealer hole) in each
    (bets made, result) cell; the Flop multiple and the preflop decision are applied outside.
-   ``rule_counts`` does the same for the spec's simple strategy (bet with a category or better
-   when a hole card plays), which is what the simulation plays and is tallied against.
+   The same walk counts the spec's simple strategy (bet with a category or better when a hole
+   card plays), which is what the simulation plays and is tallied against.
 
 Boards are indexed by their colex rank: the board {i0 < i1 < i2 < i3 < i4} (deck indices) has
 index C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5).
@@ -280,10 +280,13 @@ def _net(code, dealer_holes, win_num, win_den):
 
 @njit(cache=True)
 def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net):
-    """Fill river_net (per 4-card board) and turn_net (per flop) with the summed wins - losses."""
+    """Fill river_net (per 4-card board) and turn_net (per flop) with the summed wins - losses.
+
+    One walk over the boards adds each board to its five 4-card boards; a flop's sum is then half
+    the sum over its 4-card boards (each board of the flop is reached through either of its turn
+    and river cards)."""
     m = to_deck.size
     river_net[:] = 0
-    turn_net[:] = 0
     for i4 in range(4, m):
         j4 = to_deck[i4]
         for i3 in range(3, i4):
@@ -299,71 +302,85 @@ def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_n
                         river_net[_rank4(i0, i1, i3, i4, binom)] += d
                         river_net[_rank4(i0, i1, i2, i4, binom)] += d
                         river_net[_rank4(i0, i1, i2, i3, binom)] += d
-                        turn_net[_rank3(i2, i3, i4, binom)] += d
-                        turn_net[_rank3(i1, i3, i4, binom)] += d
-                        turn_net[_rank3(i1, i2, i4, binom)] += d
-                        turn_net[_rank3(i1, i2, i3, binom)] += d
-                        turn_net[_rank3(i0, i3, i4, binom)] += d
-                        turn_net[_rank3(i0, i2, i4, binom)] += d
-                        turn_net[_rank3(i0, i2, i3, binom)] += d
-                        turn_net[_rank3(i0, i1, i4, binom)] += d
-                        turn_net[_rank3(i0, i1, i3, binom)] += d
-                        turn_net[_rank3(i0, i1, i2, binom)] += d
+    for i2 in range(2, m):
+        for i1 in range(1, i2):
+            for i0 in range(i1):
+                total = 0
+                for t in range(m):
+                    if t < i0:
+                        total += river_net[_rank4(t, i0, i1, i2, binom)]
+                    elif i0 < t < i1:
+                        total += river_net[_rank4(i0, t, i1, i2, binom)]
+                    elif i1 < t < i2:
+                        total += river_net[_rank4(i0, i1, t, i2, binom)]
+                    elif t > i2:
+                        total += river_net[_rank4(i0, i1, i2, t, binom)]
+                turn_net[_rank3(i0, i1, i2, binom)] = total // 2  # even: each board counted twice
 
 
 @njit(cache=True)
-def _hole_counts(row, to_deck, binom, dealer_holes, river_bet4, turn_bet3, counts):
-    """Add, per board, the deals of each (bets made, result) cell under the given decisions:
-    ``river_bet4[rank of the 4-card board]`` and ``turn_bet3[rank of the flop]`` (0 or 1)."""
+def four_board_patterns(m, binom, turn_bet3, river_bet4, out):
+    """out[rank of a 4-card board] = river bet (0 / 1) + 2 x the Turn bets made on its four flops
+    (0..4): all a board needs to know of the decisions, whichever of its cards came last."""
+    for i3 in range(3, m):
+        for i2 in range(2, i3):
+            for i1 in range(1, i2):
+                for i0 in range(i1):
+                    turns = (turn_bet3[_rank3(i1, i2, i3, binom)] + turn_bet3[_rank3(i0, i2, i3, binom)]
+                             + turn_bet3[_rank3(i0, i1, i3, binom)] + turn_bet3[_rank3(i0, i1, i2, binom)])
+                    k = _rank4(i0, i1, i2, i3, binom)
+                    out[k] = river_bet4[k] + 2 * turns
+
+
+@njit(cache=True)
+def _hole_counts(row, to_deck, binom, dealer_holes, patterns4, counts):
+    """Add, per board, the deals of each (bets made, result) cell under each set s of decisions
+    (``patterns4[s]`` from ``four_board_patterns``) into ``counts[s]``. One walk over the boards
+    serves every set (the optimal and the spec's).
+
+    A board is dealt as a 4-card board plus the river (5 ways), the 4-card board as a flop plus the
+    turn (4 ways): the River bet is the 4-card board's, the Turn bet the flop's."""
     m = to_deck.size
-    idx = np.empty(5, dtype=np.int64)
-    river_bet = np.empty(5, dtype=np.int64)  # river_bet[k]: bet on the 4 cards other than idx[k]
+    n_sets = patterns4.shape[0]
+    four = np.empty(5, dtype=np.int64)  # the 4-card boards without each position
     patterns = np.empty(N_PATTERNS, dtype=np.int64)
     for i4 in range(4, m):
         for i3 in range(3, i4):
             for i2 in range(2, i3):
                 for i1 in range(1, i2):
                     for i0 in range(i1):
-                        idx[0], idx[1], idx[2], idx[3], idx[4] = i0, i1, i2, i3, i4
                         code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
                                                 to_deck[i4], binom)]
                         wins = code & COUNT_MASK
                         ties = (code >> TIE_SHIFT) & COUNT_MASK
                         strong = (code >> STRONG_SHIFT) & 1
                         losses = dealer_holes - wins - ties
-                        river_bet[0] = river_bet4[_rank4(i1, i2, i3, i4, binom)]
-                        river_bet[1] = river_bet4[_rank4(i0, i2, i3, i4, binom)]
-                        river_bet[2] = river_bet4[_rank4(i0, i1, i3, i4, binom)]
-                        river_bet[3] = river_bet4[_rank4(i0, i1, i2, i4, binom)]
-                        river_bet[4] = river_bet4[_rank4(i0, i1, i2, i3, binom)]
-                        patterns[:] = 0
-                        # The flop is the board minus positions p < q; turn/river are idx[p], idx[q]
-                        # in either order. Turn p, river q: the river decision saw the board minus q.
-                        for p in range(4):
-                            for q in range(p + 1, 5):
-                                f0 = f1 = f2 = 0
-                                k = 0
-                                for s in range(5):
-                                    if s != p and s != q:
-                                        if k == 0:
-                                            f0 = idx[s]
-                                        elif k == 1:
-                                            f1 = idx[s]
-                                        else:
-                                            f2 = idx[s]
-                                        k += 1
-                                turn = 2 * turn_bet3[_rank3(f0, f1, f2, binom)]
-                                patterns[turn + river_bet[q]] += 1
-                                patterns[turn + river_bet[p]] += 1
-                        for pat in range(N_PATTERNS):
-                            c = patterns[pat]
-                            if c:
-                                if strong:
-                                    counts[pat, WIN_STRONG] += c * wins
-                                else:
-                                    counts[pat, WIN_WEAK] += c * wins
-                                counts[pat, TIE] += c * ties
-                                counts[pat, LOSE] += c * losses
+                        four[0] = _rank4(i1, i2, i3, i4, binom)
+                        four[1] = _rank4(i0, i2, i3, i4, binom)
+                        four[2] = _rank4(i0, i1, i3, i4, binom)
+                        four[3] = _rank4(i0, i1, i2, i4, binom)
+                        four[4] = _rank4(i0, i1, i2, i3, binom)
+                        for s in range(n_sets):
+                            patterns[:] = 0
+                            for k in range(5):
+                                x = patterns4[s, four[k]]
+                                river, turns = x & 1, x >> 1
+                                patterns[2 + river] += turns
+                                patterns[river] += 4 - turns
+                            _add_cells(counts[s], patterns, strong, wins, ties, losses)
+
+
+@njit(cache=True, inline="always")
+def _add_cells(counts, patterns, strong, wins, ties, losses):
+    for pat in range(N_PATTERNS):
+        c = patterns[pat]
+        if c:
+            if strong:
+                counts[pat, WIN_STRONG] += c * wins
+            else:
+                counts[pat, WIN_WEAK] += c * wins
+            counts[pat, TIE] += c * ties
+            counts[pat, LOSE] += c * losses
 
 
 @njit(cache=True)
@@ -432,39 +449,56 @@ N_CATEGORIES = 10
 
 
 @njit(cache=True, parallel=True)
-def optimal_counts(codes, reps, deck, win_num, win_den, min_net=1):
-    """Per representative hole, deals in each (bet pattern, result) cell under the optimal decisions.
+def decision_counts(codes, reps, deck, win_num, win_den, min_net, rule):
+    """Per representative hole, deals in each (bet pattern, result) cell under the optimal Turn /
+    River decisions and, when ``rule`` is given, under the spec strategy's: two walks over the
+    boards per hole (the decisions, then the counts of both strategies at once) and one table of
+    the player's category per flop and 4-card board, shared by the profile and the rule.
 
     ``codes`` comes from ``showdown_codes`` over ``all_boards(deck.size)``; winning raises pay
     win_num / win_den to 1. River bet iff (win_num * wins - win_den * losses) summed over river and
     dealer hole is >= min_net; Turn bet iff the same sum over turn, river and dealer hole is >= min_net.
     min_net=1 bets only when it gains; min_net=0 also bets when indifferent (the same EV).
-    Returns ``counts`` of shape (R, 4, 4): [hole, 2 * turn_bet + river_bet, WIN_STRONG / WIN_WEAK /
-    TIE / LOSE], each cell a number of (flop, turn, river, dealer hole) deals; and ``profile``
-    (R, 2, 10, 2): per street (Turn, River) and the player's category so far, [boards seen, bets].
-    """
+    ``rule``: (turn category, river category, straight category) of the spec strategy, or an
+    empty array for none. Returns ``counts`` (R, 4, 4): [hole, 2 * turn_bet + river_bet,
+    WIN_STRONG / WIN_WEAK / TIE / LOSE], each cell a number of (flop, turn, river, dealer hole)
+    deals; ``profile`` (R, 2, 10, 2): per street (Turn, River) and the player's category so far,
+    [boards seen, bets]; ``rule_counts`` (R, 4, 4) (zeros without a rule)."""
     n = deck.size
     binom = _binomials(n)
     m = n - 2
     dealer_holes = (m - 5) * (m - 6) // 2
+    n_sets = 2 if rule.size else 1
     counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
+    rule_counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
     profile = np.zeros((reps.shape[0], 2, N_CATEGORIES, 2), dtype=np.int64)
     for r in prange(reps.shape[0]):
         to_deck = _rest_of_deck(reps, r, n)
+        h0, h1 = deck[reps[r, 0]], deck[reps[r, 1]]
         river_net = np.zeros(binom[m, 4], dtype=np.int64)
         turn_net = np.zeros(binom[m, 3], dtype=np.int64)
         row = codes[r]
         _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net)
-        river_bet4 = (river_net >= min_net).astype(np.int64)
-        turn_bet3 = (turn_net >= min_net).astype(np.int64)
-        local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
-        _hole_counts(row, to_deck, binom, dealer_holes, river_bet4, turn_bet3, local)
-        counts[r] = local
-        flop_category, turn_category = street_categories(deck, deck[reps[r, 0]], deck[reps[r, 1]], to_deck, binom)
+        river_bets = np.zeros((n_sets, binom[m, 4]), dtype=np.int64)
+        turn_bets = np.zeros((n_sets, binom[m, 3]), dtype=np.int64)
+        river_bets[0] = (river_net >= min_net).astype(np.int64)
+        turn_bets[0] = (turn_net >= min_net).astype(np.int64)
+        flop_category, turn_category = street_categories(deck, h0, h1, to_deck, binom)
+        if rule.size:
+            rule_decisions(deck, h0, h1, to_deck, binom, flop_category, turn_category, rule[0], rule[1],
+                           rule[2], turn_bets[1], river_bets[1])
+        patterns4 = np.empty((n_sets, binom[m, 4]), dtype=np.int64)
+        for s in range(n_sets):
+            four_board_patterns(m, binom, turn_bets[s], river_bets[s], patterns4[s])
+        local = np.zeros((n_sets, N_PATTERNS, N_RESULTS), dtype=np.int64)
+        _hole_counts(row, to_deck, binom, dealer_holes, patterns4, local)
+        counts[r] = local[0]
+        if rule.size:
+            rule_counts[r] = local[1]
         local_profile = np.zeros((2, N_CATEGORIES, 2), dtype=np.int64)
-        _profile(flop_category, turn_category, turn_bet3, river_bet4, local_profile)
+        _profile(flop_category, turn_category, turn_bets[0], river_bets[0], local_profile)
         profile[r] = local_profile
-    return counts, profile
+    return counts, profile, rule_counts
 
 
 @njit(cache=True)
@@ -482,21 +516,19 @@ def hole_plays_rule(h0, h1, board, category, straight_category):
 
 
 @njit(cache=True)
-def rule_decisions(deck, h0, h1, to_deck, binom, turn_category, river_category, straight_category):
-    """The spec strategy's Turn bet per flop and River bet per 4-card board (rep-space ranks)."""
+def rule_decisions(deck, h0, h1, to_deck, binom, flop_category, four_category, turn_category,
+                   river_category, straight_category, turn_bet3, river_bet4):
+    """The spec strategy's Turn bet per flop and River bet per 4-card board (rep-space ranks),
+    from the player's categories there (``street_categories``), into turn_bet3 / river_bet4."""
     m = to_deck.size
-    flop_category, four_category = street_categories(deck, h0, h1, to_deck, binom)
-    turn_bet3 = np.zeros(binom[m, 3], dtype=np.int64)
-    river_bet4 = np.zeros(binom[m, 4], dtype=np.int64)
     board = np.empty(4, dtype=np.int64)
     for i2 in range(2, m):
         for i1 in range(1, i2):
             for i0 in range(i1):
                 k = _rank3(i0, i1, i2, binom)
                 board[0], board[1], board[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
-                if flop_category[k] >= turn_category and hole_plays_rule(h0, h1, board[:3], flop_category[k],
-                                                                        straight_category):
-                    turn_bet3[k] = 1
+                turn_bet3[k] = flop_category[k] >= turn_category and hole_plays_rule(
+                    h0, h1, board[:3], flop_category[k], straight_category)
     for i3 in range(3, m):
         for i2 in range(2, i3):
             for i1 in range(1, i2):
@@ -504,25 +536,5 @@ def rule_decisions(deck, h0, h1, to_deck, binom, turn_category, river_category, 
                     k = _rank4(i0, i1, i2, i3, binom)
                     board[0], board[1] = deck[to_deck[i0]], deck[to_deck[i1]]
                     board[2], board[3] = deck[to_deck[i2]], deck[to_deck[i3]]
-                    if four_category[k] >= river_category and hole_plays_rule(h0, h1, board, four_category[k],
-                                                                             straight_category):
-                        river_bet4[k] = 1
-    return turn_bet3, river_bet4
-
-
-@njit(cache=True, parallel=True)
-def rule_counts(codes, reps, deck, turn_category, river_category, straight_category):
-    """As ``optimal_counts`` (counts only), with the spec strategy's Turn / River decisions."""
-    n = deck.size
-    binom = _binomials(n)
-    m = n - 2
-    dealer_holes = (m - 5) * (m - 6) // 2
-    counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
-    for r in prange(reps.shape[0]):
-        to_deck = _rest_of_deck(reps, r, n)
-        turn_bet3, river_bet4 = rule_decisions(deck, deck[reps[r, 0]], deck[reps[r, 1]], to_deck, binom,
-                                               turn_category, river_category, straight_category)
-        local = np.zeros((N_PATTERNS, N_RESULTS), dtype=np.int64)
-        _hole_counts(codes[r], to_deck, binom, dealer_holes, river_bet4, turn_bet3, local)
-        counts[r] = local
-    return counts
+                    river_bet4[k] = four_category[k] >= river_category and hole_plays_rule(
+                        h0, h1, board, four_category[k], straight_category)

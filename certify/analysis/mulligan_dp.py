@@ -27,10 +27,12 @@ counts are rebuilt by the Chinese remainder theorem.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -204,88 +206,112 @@ def _multinomial(n, q0, q1, q2, q3):
     rest = n - q0 - q1 - q2 - q3
     if rest < 0:
         return 0
-    f = np.array([1, 1, 2, 6, 24], np.int64)
+    f = (1, 1, 2, 6, 24)
     return f[n] // (f[q0] * f[q1] * f[q2] * f[q3] * f[rest])
 
 
 @njit(cache=True)
-def _run(next0, next1, next2, next3, mono, block, mirror, prime):
-    """Ways, modulo ``prime``, to deal four hands rank by rank (ace first) ending in each joint
-    state. ``mono[h]``: hand h is one suit (one card per rank; its suit counted by the caller);
-    ``block[h]``: mono hands of one block share a suit, so never a rank; ``mirror``: hand 1 takes
-    as many cards as hand 0 at every rank (two hands of equal value)."""
+def _suit_weights(mono, block):
+    """w[m0, m1, m2, m3]: ways to give one rank's suits to four hands taking m0..m3 cards there
+    (0: not allowed). Mono hands take one card each, in distinct suits (mono hands of one block
+    may not meet); free hands share the other suits."""
+    w = np.zeros((5, 5, 5, 5), np.int64)
+    for m0 in range(5):
+        for m1 in range(5 - m0):
+            for m2 in range(5 - m0 - m1):
+                for m3 in range(5 - m0 - m1 - m2):
+                    ms = (m0, m1, m2, m3)
+                    taken, clash = 0, False
+                    q = [0, 0, 0, 0]
+                    for h in range(4):
+                        if not mono[h]:
+                            q[h] = ms[h]
+                        elif ms[h] > 1:
+                            clash = True
+                        elif ms[h] == 1:
+                            for g in range(h):
+                                if mono[g] and ms[g] == 1 and block[g] == block[h]:
+                                    clash = True
+                            taken += 1
+                    if not clash:
+                        w[m0, m1, m2, m3] = _multinomial(4 - taken, q[0], q[1], q[2], q[3])
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _run(next0, next1, next2, next3, weights, mirror):
+    """Ways, modulo each of the two PRIMES, to deal four hands rank by rank (ace first) ending in
+    each joint state: (2, n0, n1, n2, n3). ``weights`` from ``_suit_weights``; ``mirror``: hand 1
+    takes as many cards as hand 0 at every rank (two hands of equal value)."""
+    p0, p1 = PRIMES  # constants: the compiler turns the remainders into multiplications
     n0, n1, n2, n3 = next0.shape[1], next1.shape[1], next2.shape[1], next3.shape[1]
-    cur = np.zeros((n0, n1, n2, n3), np.int64)
-    cur[0, 0, 0, 0] = 1
+    cur = np.zeros((2, n0, n1, n2, n3), np.int64)
+    cur[:, 0, 0, 0, 0] = 1
     for r in range(N_RANKS - 1, -1, -1):
-        new = np.zeros((n0, n1, n2, n3), np.int64)
+        new = np.zeros((2, n0, n1, n2, n3), np.int64)
         for a in range(n0):
             for b in range(n1):
                 for c in range(n2):
                     for d in range(n3):
-                        value = cur[a, b, c, d]
-                        if value == 0:
+                        x0, x1 = cur[0, a, b, c, d], cur[1, a, b, c, d]
+                        if x0 == 0 and x1 == 0:
                             continue
                         for m0 in range(5):
                             a2 = next0[r, a, m0]
-                            if a2 < 0 or (mono[0] and m0 > 1):
+                            if a2 < 0:
                                 continue
                             for m1 in range(5 - m0):
-                                if mirror and m1 != m0:
-                                    continue
                                 b2 = next1[r, b, m1]
-                                if b2 < 0 or (mono[1] and m1 > 1):
+                                if b2 < 0 or (mirror and m1 != m0):
                                     continue
                                 for m2 in range(5 - m0 - m1):
                                     c2 = next2[r, c, m2]
-                                    if c2 < 0 or (mono[2] and m2 > 1):
+                                    if c2 < 0:
                                         continue
                                     for m3 in range(5 - m0 - m1 - m2):
                                         d2 = next3[r, d, m3]
-                                        if d2 < 0 or (mono[3] and m3 > 1):
+                                        w = weights[m0, m1, m2, m3]
+                                        if d2 < 0 or w == 0:
                                             continue
-                                        w = _weight(m0, m1, m2, m3, mono, block)
-                                        if w == 0:
-                                            continue
-                                        new[a2, b2, c2, d2] = (new[a2, b2, c2, d2] + value * w) % prime
+                                        new[0, a2, b2, c2, d2] = (new[0, a2, b2, c2, d2] + x0 * w) % p0
+                                        new[1, a2, b2, c2, d2] = (new[1, a2, b2, c2, d2] + x1 * w) % p1
         cur = new
     return cur
 
 
 @njit(cache=True)
-def _weight(m0, m1, m2, m3, mono, block):
-    """Ways to give one rank's suits: mono hands take one card each (in distinct suits, since
-    mono hands of one block may not meet), free hands share the other suits."""
-    ms = (m0, m1, m2, m3)
-    taken = 0
-    q = np.zeros(4, np.int64)
-    for h in range(4):
-        if mono[h]:
-            if ms[h] == 1:
-                for g in range(h):
-                    if mono[g] and ms[g] == 1 and block[g] == block[h]:
-                        return 0
-                taken += 1
-        else:
-            q[h] = ms[h]
-    return _multinomial(4 - taken, q[0], q[1], q[2], q[3])
+def _signed(x, k, prime):
+    """k * x modulo prime for a coefficient k in {-1, 0, 1}."""
+    return x if k > 0 else (prime - x) % prime if k < 0 else 0
 
 
-@njit(cache=True)
-def _contract(final, w2, w3, prime):
-    """sum over the states of hands 2 and 3 of final x their acceptance weights, modulo prime."""
-    n0, n1, n2, n3 = final.shape
-    out = np.zeros((n0, n1), np.int64)
-    for c in range(n2):
-        for d in range(n3):
-            w = w2[c] * w3[d]
-            if w == 0:
-                continue
-            for a in range(n0):
-                for b in range(n1):
-                    x = final[a, b, c, d]
-                    if x:
-                        out[a, b] = (out[a, b] + (x if w > 0 else prime - x)) % prime
+@njit(cache=True, nogil=True)
+def _contract(final, w2, w3, coef0, coef1):
+    """(2, 11, 11) residues: the final states' ways, hands 2 and 3 weighted by their acceptance
+    weights (+-1, 0), hands 0 and 1 spread over their classes by the coefficients (+-1, 0)."""
+    _, n0, n1, n2, n3 = final.shape
+    out = np.zeros((2, N_CLASSES, N_CLASSES), np.int64)
+    for k in range(2):
+        prime = PRIMES[k]
+        g = np.zeros((n0, n1), np.int64)
+        for c in range(n2):
+            for d in range(n3):
+                w = w2[c] * w3[d]
+                if w == 0:
+                    continue
+                for a in range(n0):
+                    for b in range(n1):
+                        g[a, b] = (g[a, b] + _signed(final[k, a, b, c, d], w, prime)) % prime
+        for a in range(n0):
+            for b in range(n1):
+                if g[a, b] == 0:
+                    continue
+                for ca in range(N_CLASSES):
+                    x = _signed(g[a, b], coef0[a, ca], prime)
+                    if x == 0:
+                        continue
+                    for cb in range(N_CLASSES):
+                        out[k, ca, cb] = (out[k, ca, cb] + _signed(x, coef1[b, cb], prime)) % prime
     return out
 
 
@@ -307,57 +333,82 @@ def _set_partitions(items: list[int]):
         yield [[first]] + part
 
 
-def _class_coefficients(m: Machine, mono: bool) -> list[dict[int, int]]:
-    """Per state: {class: coefficient}; a one-suit run adds the flush version and removes it from
-    the non-flush one (non-flush = any suits - one suit)."""
-    out = []
+def _class_coefficients(m: Machine, mono: bool) -> np.ndarray:
+    """(n_states, 11) in {-1, 0, 1}: a finished state's classes; a one-suit run adds the flush
+    version and removes it from the non-flush one (non-flush = any suits - one suit)."""
+    coef = np.zeros((m.n_states, N_CLASSES), np.int64)
     for s in range(m.n_states):
-        coef: dict[int, int] = {}
         if mono:
             if m.mono_class[s] >= 0:
-                coef[int(m.mono_class[s])] = 1
-                coef[int(m.free_class[s])] = coef.get(int(m.free_class[s]), 0) - 1
+                coef[s, m.mono_class[s]] += 1
+                coef[s, m.free_class[s]] -= 1
         elif m.free_class[s] >= 0:
-            coef[int(m.free_class[s])] = 1
-        out.append(coef)
-    return out
+            coef[s, m.free_class[s]] = 1
+    return coef
+
+
+def _configurations(monoable: list[int]):
+    """(mono flags, blocks, ways) of every way to make some hands one suit: each subset of the
+    monoable hands, each set partition of it into blocks sharing a suit, the blocks' distinct
+    suits counted in ``ways``."""
+    for size in range(len(monoable) + 1):
+        for subset in _subsets(monoable, size):
+            mono = np.array([h in subset for h in range(4)], np.bool_)
+            for partition in _set_partitions(list(subset)):
+                block = np.zeros(4, np.int64)
+                for i, part in enumerate(partition):
+                    for h in part:
+                        block[h] = i
+                yield mono, block, _falling(4, len(partition))
+
+
+def _swapped_key(mono: np.ndarray, block: np.ndarray, swap: bool) -> tuple:
+    """A configuration's identity, with hands 0 and 1 exchanged if ``swap``."""
+    order = [1, 0, 2, 3] if swap else [0, 1, 2, 3]
+    blocks: dict[int, list[int]] = {}
+    for h in range(4):
+        if mono[order[h]]:
+            blocks.setdefault(int(block[order[h]]), []).append(h)
+    return tuple(sorted(tuple(b) for b in blocks.values()))
 
 
 def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: bool = False,
                  monoable: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> np.ndarray:
     """(11, 11) object array of exact counts: deals of four disjoint hands (hands 2 and 3 accepted
-    by their machines' weights, non-flush), by the classes of hands 0 and 1."""
-    can = [i for i in range(4) if monoable[i]]
-    totals = []
-    for prime in PRIMES:
-        acc = [[0] * N_CLASSES for _ in range(N_CLASSES)]
-        for size in range(len(can) + 1):
-            for subset in _subsets(can, size):
-                mono = np.array([h in subset for h in range(4)], np.bool_)
-                coef0 = _class_coefficients(m0, bool(mono[0]))
-                coef1 = _class_coefficients(m1, bool(mono[1]))
-                w2 = m2.weight * (-1 if mono[2] else 1)
-                w3 = m3.weight * (-1 if mono[3] else 1)
-                for partition in _set_partitions(list(subset)):
-                    block = np.zeros(4, np.int64)
-                    for i, part in enumerate(partition):
-                        for h in part:
-                            block[h] = i
-                    ways = _falling(4, len(partition))  # distinct suits for the blocks
-                    final = _run(m0.next, m1.next, m2.next, m3.next, mono, block, mirror, prime)
-                    g = _contract(final, w2.astype(np.int64), w3.astype(np.int64), prime)
-                    for a, b in zip(*np.nonzero(g)):
-                        x = int(g[a, b]) * ways
-                        for ca, ka in coef0[a].items():
-                            for cb, kb in coef1[b].items():
-                                acc[ca][cb] = (acc[ca][cb] + ka * kb * x) % prime
-        totals.append(acc)
+    by their machines' weights, non-flush), by the classes of hands 0 and 1.
+
+    When hands 0 and 1 are one machine, a configuration and its mirror image (hands 0 and 1
+    exchanged) give transposed counts, so only one of them is run. The runs share the cores."""
+    coefs = [{mono: _class_coefficients(m, mono) for mono in (False, True)} for m in (m0, m1)]
+    symmetric = m0 is m1 and monoable[0] == monoable[1]
+    tasks, seen = [], set()
+    for mono, block, ways in _configurations([i for i in range(4) if monoable[i]]):
+        key, image = _swapped_key(mono, block, False), _swapped_key(mono, block, True)
+        if symmetric and image in seen:
+            continue  # counted as the transpose of its image
+        seen.add(key)
+        tasks.append((mono, block, ways, symmetric and image != key))
+
+    def count(task):
+        mono, block, ways, with_transpose = task
+        final = _run(m0.next, m1.next, m2.next, m3.next, _suit_weights(mono, block), mirror)
+        g = _contract(final, m2.weight * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
+                      coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
+        return ways, (g + g.transpose(0, 2, 1)) % np.array(PRIMES)[:, None, None] if with_transpose else g
+
+    with ThreadPoolExecutor(max_workers=max(1, numba.get_num_threads())) as pool:
+        results = list(pool.map(count, tasks))
+    acc = [[[0] * N_CLASSES for _ in range(N_CLASSES)] for _ in PRIMES]
+    for ways, g in results:
+        for k, prime in enumerate(PRIMES):
+            for a, b in zip(*np.nonzero(g[k])):
+                acc[k][a][b] = (acc[k][a][b] + int(g[k, a, b]) * ways) % prime
     modulus = PRIMES[0] * PRIMES[1]
     inverse = pow(PRIMES[0], -1, PRIMES[1])
     out = np.empty((N_CLASSES, N_CLASSES), object)
     for i in range(N_CLASSES):
         for j in range(N_CLASSES):
-            r0, r1 = totals[0][i][j], totals[1][i][j]
+            r0, r1 = acc[0][i][j], acc[1][i][j]
             x = (r0 + PRIMES[0] * (((r1 - r0) * inverse) % PRIMES[1])) % modulus
             out[i, j] = x - modulus if x > modulus // 2 else x
     return out

@@ -667,6 +667,17 @@ def _rank_text(code: int) -> str:
     return " ".join(RANK_NAMES[(code >> (4 * k)) & 15] for k in range(4, -1, -1))
 
 
+@njit(cache=True)
+def _summed_by(group, n_groups, a, b):
+    """Rows of the int64 arrays ``a`` and ``b`` summed per ``group`` index."""
+    out_a = np.zeros((n_groups, a.shape[1]), np.int64)
+    out_b = np.zeros((n_groups, b.shape[1]), np.int64)
+    for i in range(group.shape[0]):
+        out_a[group[i]] += a[i]
+        out_b[group[i]] += b[i]
+    return out_a, out_b
+
+
 def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray) -> tuple[list, list]:
     """The strategy the computation derived: per category, and per (hand ranks, up card rank) for
     every category where the decision is not the same for all hands (hands ever bet)."""
@@ -694,10 +705,7 @@ def _strategy_summary(dc: DealerCounts, categories: np.ndarray, bet: np.ndarray)
     for c in mixed:
         sel = np.nonzero(categories == c)[0]
         patterns, inverse = np.unique(codes[sel], return_inverse=True)
-        by_bet = np.zeros((len(patterns), 13), np.int64)
-        by_all = np.zeros((len(patterns), 13), np.int64)
-        np.add.at(by_bet, inverse, bet_by_rank[sel])
-        np.add.at(by_all, inverse, all_by_rank[sel])
+        by_bet, by_all = _summed_by(inverse, len(patterns), bet_by_rank[sel], all_by_rank[sel])
         for i in range(len(patterns) - 1, -1, -1):  # highest ranks first
             b, n = by_bet[i], by_all[i]
             if b.sum() == 0:
