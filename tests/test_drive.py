@@ -88,7 +88,7 @@ def test_hang_crash_and_lie_stop_the_drive_naming_the_round(tmp_path, fault, mes
 
 
 def test_an_engine_that_is_not_there_is_a_usage_error(tmp_path):
-    result = CliRunner().invoke(cli, ["drive", "--engine", str(tmp_path / "no-such-engine"), "--spec", "caribbean_stud",
+    result = CliRunner().invoke(cli, ["drive", "--engine", shlex.quote(str(tmp_path / "no-such-engine")), "--spec", "caribbean_stud",
                                       "--rounds", "1", "--log", str(tmp_path / "x.jsonl")])
     assert result.exit_code == 2 and "cannot start" in result.output
 
