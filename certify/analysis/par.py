@@ -348,17 +348,18 @@ def format_wager(w: WagerSheet) -> str:
     lines = [f"== {w.name} ({'exact' if w.exact else 'simulated'}) =="]
     weighted = any(r.weight is not None for r in w.rows)
     count_head = "combinations" if w.exact else ("weight" if weighted else "std error")
-    lines.append(f"{'event':<34} {'pays':>16} {count_head:>22} {'probability':>14} {'return':>12}")
+    width = max([34] + [len(r.event) for r in w.rows])  # long event names widen the column
+    lines.append(f"{'event':<{width}} {'pays':>16} {count_head:>22} {'probability':>14} {'return':>12}")
     for r in w.rows:
         count = f"{r.combinations:,}" if w.exact else _simulated_count(r, weighted)
         pays = f"{float(r.pays):g}"
         if r.meter_share:  # M is the meter: show the rule, then its value at this sheet's meter
             fixed = r.pays - r.meter_share * (w.meter or 0)
             pays = f"{float(r.meter_share):g}M{float(fixed):+g} = {pays}"
-        lines.append(f"{r.event:<34} {pays:>16} {count:>22} {float(r.probability):>14.10f} "
+        lines.append(f"{r.event:<{width}} {pays:>16} {count:>22} {float(r.probability):>14.10f} "
                      f"{float(r.return_):>12.8f}")
     total = f"{w.cycle:,}" if w.exact else (f"{w.samples:,} rounds" if w.samples else "")
-    lines.append(f"{'total':<34} {'':>16} {total:>22} {1.0:>14.10f} {float(w.expected_return):>12.8f}")
+    lines.append(f"{'total':<{width}} {'':>16} {total:>22} {1.0:>14.10f} {float(w.expected_return):>12.8f}")
     lines.append(f"house edge {_pct(w.house_edge)}   element of risk {_pct(w.element_of_risk)}   "
                  f"average wager {float(w.average_wager):.6f}")
     lines.append(f"std dev {w.std_dev:.6f}   hit frequency {_pct(w.hit_frequency)}   "
