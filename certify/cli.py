@@ -328,6 +328,8 @@ def _passphrase_source(passphrase_file: str | None, confirm: bool = False, promp
     return read
 
 
+_ISSUED_AT = click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
+                          help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
 _KEY_DIR = click.option("--key-dir", type=click.Path(file_okay=False), default=None,
                         help="Key folder (default: $XDG_CONFIG_HOME/certify or ~/.config/certify).")
 _KEY_DIR_OUT = click.option("--key-dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
@@ -640,8 +642,7 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
               help="write every estimate and intermediate value as JSON")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
               help="also write the signed report (PDF, JSON and its .p7s) into this folder")
-@click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
-              help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
+@_ISSUED_AT
 @_KEY_DIR
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
@@ -847,8 +848,7 @@ def spec_check(specs: tuple[str, ...]) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True,
               callback=_writable_folder)
 @click.option("--workers", type=WORKERS, default=None, help="Local worker processes [all cores].")
-@click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
-              help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
+@_ISSUED_AT
 @_KEY_DIR
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
@@ -914,8 +914,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
               help="Write the whole audit (every finding class, test and file) as JSON.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
               help="Write a signed PDF + JSON audit report into this folder.")
-@click.option("--issued-at", type=click.DateTime(["%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%d"]), default=None,
-              help="Pin the report's time stamp (UTC; default $SOURCE_DATE_EPOCH, else now).")
+@_ISSUED_AT
 @_KEY_DIR
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
