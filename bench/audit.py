@@ -58,7 +58,7 @@ def main() -> None:
             auditor.round(record, f"{log}:{number}")
         cpu, wall = time.process_time() - start, time.perf_counter() - wall
         start = time.process_time()
-        result = auditor.verdict([LogFile(str(log), rounds=count)])
+        result = auditor.results([LogFile(str(log), rounds=count)])
         tests = time.process_time() - start
         from certify.analysis import cache
         from certify.audit.audit import audit
@@ -67,7 +67,7 @@ def main() -> None:
         parallel = audit([log], spec, jobs=2)["timing"]
     rate = count / cpu
     print(f"audit pass (read, schema, re-settle, tally): {rate:,.0f} rounds per CPU second "
-          f"({cpu:.2f} s CPU, {wall:.2f} s wall); tests {tests:.2f} s CPU; verdict {result['verdict']}")
+          f"({cpu:.2f} s CPU, {wall:.2f} s wall); tests {tests:.2f} s CPU; findings {sum(c['count'] for c in result['findings'].values())}")
     print(f"plain json.loads loop: {baseline:,.0f} lines per CPU second; the audit pass is {baseline / rate:,.1f}x "
           f"slower than parsing alone; goal 1,000,000 rounds/s: {1_000_000 / rate:,.0f}x away")
     print(f"--jobs 2: {parallel['rounds_per_s_wall']:,.0f} rounds per wall second read and re-settled "

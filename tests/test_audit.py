@@ -62,20 +62,27 @@ def deal_index(record: dict, to) -> int:
 
 @pytest.mark.parametrize("name", [CS, HB, MULLIGAN])
 def test_fair_example_logs_pass(name, tmp_path):
+    """Fair logs: PASS; the free-play Hold'em Bonus log is INCOMPLETE (exit 1): the game has no
+    dealer threshold, so free play leaves its math with nothing that no decision changes."""
     out = tmp_path / "a.json"
     result = audit(LOGS / name, "--json", out, spec=SPEC_OF[name])
-    assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
-    assert data["verdict"] == "PASS" and data["rounds"] == len(records(name))
+    assert result.exit_code == data["exit_code"] == (1 if name == HB else 0), result.output
+    assert data["verdict"] == ("INCOMPLETE" if name == HB else "PASS") and data["rounds"] == len(records(name))
+    assert f"verdict: {data['verdict']} " in result.output
     assert all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
     assert data["files"][0]["sha256"] and data["files"][0]["size"] == (LOGS / name).stat().st_size
     applicable = [t for t in data["fairness"]["tests"] if t["applicable"]]
     assert applicable, "the card tests must run on the dealt positions"
-    dealer = [t for t in data["fairness"]["tests"] if t["name"].startswith("dealer ")]
+    dealer = [t for t in data["math"]["tests"] if t["name"].startswith("dealer ")]
     if name == HB:   # Hold'em Bonus has no dealer threshold
         assert not dealer
+        assert data["section_status"] == {"integrity": "pass", "rules": "pass", "fairness": "pass", "math": "not run"}
+        assert data["reasons"] == ["Math against the PAR sheet: not run. The report cannot certify without it."]
+        assert "free play in 60 of 60 rounds" in data["scope"] and "nothing for this game" in data["scope"]
     else:            # Caribbean Stud qualifies, Five Card Mulligan stands: the rate on every round
         assert len(dealer) == 1 and dealer[0]["n"] == len(records(name)) and dealer[0]["passed"]
+        assert data["reasons"] == [] and set(data["section_status"].values()) == {"pass"}
     if name != HB:   # the spec strategy is declared: outcomes and RTP against the PAR sheet
         assert any(t["name"].endswith("RTP") and t["applicable"] for t in data["math"]["tests"])
     else:            # free play: decisions counted against the spec strategy, deck orders tested
@@ -321,7 +328,7 @@ def test_dealer_qualifying_too_often_is_caught_by_its_rate(tmp_path):
     assert len(kept) == 852
     assert code == 1 and all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
     assert "dealer qualifies: rate" in data["family"]["failing"]
-    rate = next(t for t in data["fairness"]["tests"] if t["name"] == "dealer qualifies: rate")
+    rate = next(t for t in data["math"]["tests"] if t["name"] == "dealer qualifies: rate")
     assert rate["details"]["ci"][0] > rate["details"]["p0"]     # the interval lies above the exact share
 
 
@@ -429,7 +436,11 @@ def test_every_spec_of_the_suite_is_audited(tmp_path, name):
     spec = load_spec(name)
     recs = list(sample.records(spec, 30, 3, seats=min(2, spec.seats), play="random"))
     code, data = audit_json(tmp_path, recs, spec=name)
-    assert code == 0 and data["rounds"] == 30 and data["findings"]["rules"]["count"] == 0
+    # random play is free play: the dealer's rate is its math; Hold'em Bonus has none (INCOMPLETE)
+    free_play_math = "not run" if name.startswith("texas_holdem") else "pass"
+    assert data["section_status"]["math"] == free_play_math, data["scope"]
+    assert code == (0 if free_play_math == "pass" else 1) and data["rounds"] == 30
+    assert data["findings"]["rules"]["count"] == 0
     paid = next(r for r in recs if any(Decimal(e["net"]) > 0 for e in r["settlement"]))
     entry = next(e for e in paid["settlement"] if Decimal(e["net"]) > 0)
     entry["net"] = str(Decimal(entry["net"]) - Decimal("0.01"))

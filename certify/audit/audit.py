@@ -75,6 +75,7 @@ class Tally:
     decks: list[np.ndarray] = field(default_factory=list)
     deck_rows: int = 0
     declared: int = 0                         # rounds that declare the spec strategy
+    free_rounds: int = 0                      # rounds that declare none (free play)
     decisions: int = 0
     free_deviations: int = 0                  # free play: decisions other than the spec strategy's
     outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
@@ -182,6 +183,7 @@ class Auditor:
         t.rounds += 1
         self._sequence(record, where)
         declared = record.get("strategy") == "spec"
+        t.free_rounds += not declared
         if examined is None:
             examined = examine(self.spec, self.strategy, record, where)
         t.decisions += examined.decisions
@@ -308,7 +310,9 @@ class Auditor:
 
     # ------------------------------------------------------------------ the tests
     def tests(self) -> dict[str, list]:
-        return {"fairness": self._fairness(), "math": self._math()}
+        """The card tests (fairness); the math: the dealer's rate (no decision changes it, so it is
+        the math a free-play log can be judged on) and the outcomes of the declared rounds."""
+        return {"fairness": self._fairness(), "math": self._dealer_rates() + self._math()}
 
     def _fairness(self) -> list:
         from certify.stats import cards
@@ -330,7 +334,7 @@ class Auditor:
             decks = np.vstack(t.decks)
             for name, test in CARD_TESTS:
                 out.append(_named(test(decks, alpha), f"deck orders: {name}"))
-        return out + self._dealer_rates()
+        return out
 
     def _dealer_rates(self) -> list:
         """How often the dealer's first five cards met the spec's threshold (the rules' own reveal),
@@ -403,8 +407,10 @@ class Auditor:
                                             wager.std_dev, alpha=self.alpha, name=name + "RTP"))
         return out
 
-    # ------------------------------------------------------------------ the verdict
-    def verdict(self, files: list[LogFile]) -> dict[str, Any]:
+    # ------------------------------------------------------------------ the results
+    def results(self, files: list[LogFile]) -> dict[str, Any]:
+        """Everything the audit found and tested; the verdict is not decided here but by
+        ``certify.audit.report.judge_audit`` (the report machinery's ``judge``), the one owner."""
         from certify.stats.multiple import Unconfirmable, confirm, holm
 
         t = self.tally
@@ -418,13 +424,9 @@ class Auditor:
 
         family = holm(statistical, self.alpha) if statistical else None
         confirmed = confirm(family, no_fresh_data) if family is not None else None
-        findings = sum(t.counts[c] for c in CLASSES)
-        passed = findings == 0 and not exact_fail and (confirmed is None or confirmed.passed)
         return {
             "schema": "certify.audit/1",
             "spec": {"name": self.spec.name, "version": str(self.spec.version)},
-            "passed": passed,
-            "verdict": "PASS" if passed else "FAIL",
             "alpha": self.alpha,
             "false_alarm_rate": f"a fair, correctly settled log fails with probability at most alpha = {self.alpha}"
                                 " (Holm-Bonferroni over the statistical tests; exact findings have none)",
@@ -437,7 +439,7 @@ class Auditor:
                          "battery_sample": t.sample_rows,
                          "deck_orders": t.deck_rows,
                          "tests": [r.to_dict() for r in tests["fairness"]]},
-            "math": {"declared_rounds": t.declared, "par_sheet": getattr(self.sheet, "spec", None) and
+            "math": {"declared_rounds": t.declared, "free_play_rounds": t.free_rounds, "par_sheet": getattr(self.sheet, "spec", None) and
                      self.sheet.spec, "tests": [r.to_dict() for r in tests["math"]],
                      "free_play_decisions": t.decisions if not t.declared else None,
                      "free_play_deviations_from_spec_strategy": t.free_deviations},
@@ -495,6 +497,7 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     from certify.validate import check_alpha
 
     from certify.analysis.cache import load_or_compute
+    from certify.audit.report import judge_audit
 
     alpha = check_alpha(alpha)
     paths = list(paths)
@@ -519,8 +522,9 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     if auditor.tally.declared or need_sheet:      # free play never needs the PAR sheet (minutes for Hold'em)
         sheet, provenance = load_or_compute(spec, use_cache=use_cache)
         auditor.sheet = sheet
-    result = auditor.verdict(files)
+    result = auditor.results(files)
     result["par_provenance"] = provenance.to_dict() if provenance is not None else None
+    result.update(judge_audit(result))
     result["timing"] = {"jobs": jobs, "read_and_resettle_wall_s": round(read_wall, 3),
                         "read_and_resettle_cpu_s_main_process": round(read_cpu, 3),
                         "tests_wall_s": round(time.perf_counter() - start - read_wall, 3),

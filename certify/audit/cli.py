@@ -32,11 +32,10 @@ def summary_lines(result: dict) -> list[str]:
             if member:
                 p += f", Holm-adjusted {member['adjusted']:.4g}"
             lines.append(f"{part:<10} {t['verdict']:<15} {t['name']}  {p}")
-    math = result["math"]
-    if not math["declared_rounds"]:
-        lines.append("math       no round declares the spec strategy: outcome and RTP tests not run "
-                     f"(free play: {math['free_play_deviations_from_spec_strategy']:,} of {math['free_play_decisions']:,} "
-                     "decisions differ from the spec strategy)")
+    lines.append(f"scope: {result['scope']}")
+    lines.append("sections: " + ", ".join(f"{k} {v}" for k, v in result["section_status"].items()))
+    for reason in result["reasons"]:
+        lines.append(f"    {reason}")
     lines.append(f"verdict: {result['verdict']} ({result['rounds']:,} rounds; {result['false_alarm_rate']})")
     return lines
 
@@ -73,11 +72,22 @@ def run_audit(logs, spec_ref: str, *, alpha: float, sample: int, json_path, repo
         from certify.run import issued_at_or_now
 
         data = report_input(result, spec, resolve_spec_path(spec_ref), issued_at_or_now(issued_at))
+        _same_verdict(data, result["verdict"])
         paths = write_report(data, report_dir, _basename(spec), key)
         written.extend(paths.values())
     for path in written:
         click.echo(f"wrote {path}")
-    return 0 if result["passed"] else 1
+    return result["exit_code"]
+
+
+def _same_verdict(data, verdict: str) -> None:
+    """The report's verdict is the printed one (both are ``certify.report.judge``'s on the same
+    sections; checked before anything is written, so that they can never part silently)."""
+    from certify.report import build_content
+
+    reported = build_content(data)["verdict"]
+    if reported != verdict:
+        raise RuntimeError(f"the report would say {reported}, the audit says {verdict}: no report written")
 
 
 def run_drive(command: str, spec_ref: str, *, rounds: int, seed: int, play: str, seats: int, timeout: float,

@@ -1,14 +1,21 @@
-"""The audit as a signed PDF + JSON report, through the suite's report machinery.
+"""The audit's verdict and its signed PDF + JSON report, through the suite's report machinery.
 
 The report is of the kind ``audit`` (``certify.report.AUDIT_REPORT``): its required sections are
 exactly what an audit produces, ``integrity`` and ``rules`` (exact checks of every round: one
 scenario per finding class with the first findings), ``fairness`` (the card tests of the cards as
-dealt) and ``math`` (the outcome and RTP tests against the PAR sheet, run on the rounds that declare
-the spec strategy). A section with nothing to judge is not run, and a section not run or failed
-keeps the verdict from PASS. The statistical tests of both ``fairness`` and ``math`` form one Holm
-family; each section carries its share of it (rejected members, smallest adjusted p-value), so a
-section fails exactly when one of its own tests is rejected. The logs are identified in the
-methodology (name, size, SHA-256, rounds, period) and as rows of the software table.
+dealt) and ``math`` (the dealer's qualification rate, which no decision changes, and the outcome
+and RTP tests against the PAR sheet on the rounds that declare the spec strategy). A section with
+nothing to judge is not run, and a section not run or failed keeps the verdict from PASS. The
+statistical tests of both ``fairness`` and ``math`` form one Holm family; each section carries its
+share of it (rejected members, smallest adjusted p-value), so a section fails exactly when one of
+its own tests is rejected. The logs are identified in the methodology (name, size, SHA-256,
+rounds, period) and as rows of the software table.
+
+One verdict owner: :func:`judge_audit` hands these sections to ``certify.report.judge`` (the
+function ``build_content`` judges every report with), and the audit's text, ``--json``, exit code
+and report all carry what it returns. A free-play log (no round declares the spec strategy) is a
+PASS with its scope stated (:func:`scope`) when all four sections pass; when the game has no
+decision-independent math test (no dealer threshold) its math is not run and it is INCOMPLETE.
 """
 
 from __future__ import annotations
@@ -34,11 +41,14 @@ def _section_family(result: dict, tests: list[dict], what: str) -> dict | None:
     total = len(confirmation["stage1"]["members"]) if confirmation else 0
     return TestResult(
         name=f"{what}: Holm-Bonferroni share", statistic=None, alpha=result["alpha"], n=len(members),
-        pvalue=min((m["adjusted"] for m in members), default=None), passed=not rejected and not exact_failed,
+        # an exact check failed: the share fails whatever the p-values (an exact verdict, no p-value)
+        pvalue=None if exact_failed else min((m["adjusted"] for m in members), default=None),
+        passed=not rejected and not exact_failed,
         looked_at=f"this section's {len(members)} of the audit's {total} statistical tests, Holm-adjusted over all "
                   f"{total}; the smallest adjusted p-value" + (f"; exact checks failed: {exact_failed}"
                                                               if exact_failed else ""),
-        details={"rejected": rejected, "exact_failed": exact_failed}).to_dict()
+        details={"rejected": rejected, "exact_failed": exact_failed,
+                 "smallest_adjusted": min((m["adjusted"] for m in members), default=None)}).to_dict()
 
 
 def _tests_section(result: dict, part: str, what: str, description: dict[str, str]) -> dict | None:
@@ -59,7 +69,8 @@ def _scenarios(result: dict, classes: tuple[str, ...]) -> dict:
 
 def _math_description(result: dict) -> dict[str, str]:
     declared = result["math"]["declared_rounds"]
-    out = {"Rounds tested": f"{declared:,} rounds declaring the spec strategy (first seat)",
+    out = {"Rounds tested": f"dealer's rate: every round; outcomes and RTP: {declared:,} rounds declaring the spec "
+                            "strategy (first seat)",
            "PAR sheet": str(result["math"]["par_sheet"] or "-")}
     if result["par_provenance"]:
         out["PAR sheet source"] = ", ".join(f"{k}: {v}" for k, v in result["par_provenance"].items()
@@ -69,6 +80,48 @@ def _math_description(result: dict) -> dict[str, str]:
         out["Free play"] = (f"{result['math']['free_play_decisions']:,} decisions, {deviations:,} different from "
                             "the spec strategy (what they cost is not judged)")
     return out
+
+
+def sections(result: dict) -> dict[str, Any]:
+    """The four parts of the audit as report sections (``None``: not run). The one input of the
+    verdict, whether it is printed, written with ``--json`` or signed in the report."""
+    fair = result["fairness"]
+    cards = {"Cards": f"the first {fair['positions']} cards of each round's first deal, in dealing order; deck "
+                      "orders where the log gives them",
+             "First-deal sizes (rounds)": ", ".join(f"{k}: {v:,}" for k, v in fair["first_deal_sizes"].items())}
+    return {"integrity": _scenarios(result, ("integrity",)), "rules": _scenarios(result, ("rules", "decisions")),
+            "fairness": _tests_section(result, "fairness", "Fairness of the cards", cards),
+            "math": _tests_section(result, "math", "Math", _math_description(result))}
+
+
+def scope(result: dict) -> str:
+    """What the verdict covers, in words: a free-play log is judged on what free play allows."""
+    math = result["math"]
+    free, declared = math.get("free_play_rounds", 0), math["declared_rounds"]
+    if not free:
+        return (f"every round declares the spec strategy: integrity, rules and decisions of every round, the cards "
+                f"dealt, the dealer's rate and the outcomes and RTP of {declared:,} rounds against the PAR sheet")
+    dealer = [t["name"] for t in math["tests"] if t["name"].startswith("dealer ") and t["applicable"]]
+    text = (f"free play in {free:,} of {result['rounds']:,} rounds: integrity and rules of every round and the "
+            f"cards dealt; the math judged on what no decision changes ("
+            + (", ".join(dealer) if dealer else "nothing for this game: the math is not run") + ")")
+    text += (f"; outcomes and RTP against the PAR sheet on the {declared:,} rounds declaring the spec strategy"
+             if declared else "; outcomes and RTP against the PAR sheet need a declared strategy: not tested")
+    decisions = math.get("free_play_decisions")
+    if decisions:
+        text += (f"; {math['free_play_deviations_from_spec_strategy']:,} of {decisions:,} decisions differ from the "
+                 "spec strategy (reported, not judged)")
+    return text
+
+
+def judge_audit(result: dict) -> dict[str, Any]:
+    """The audit's verdict: the report machinery's ``judge`` on the audit's sections, so that the
+    text, ``--json``, the exit code and the signed report can never say different things."""
+    from certify.report import AUDIT_REPORT, judge
+
+    judged = judge(AUDIT_REPORT, sections(result))
+    return {"verdict": judged.verdict, "passed": judged.exit_code == 0, "exit_code": judged.exit_code,
+            "section_status": judged.statuses, "reasons": judged.reasons, "scope": scope(result)}
 
 
 def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
@@ -82,14 +135,7 @@ def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
     for f in result["files"]:
         software.append({"path": f["name"], "sha256": f["sha256"], "role": "audited log"})
     fair = result["fairness"]
-    cards = {"Cards": f"the first {fair['positions']} cards of each round's first deal, in dealing order; deck "
-                      "orders where the log gives them",
-             "First-deal sizes (rounds)": ", ".join(f"{k}: {v:,}" for k, v in fair["first_deal_sizes"].items())}
     spec_data = spec.model_dump(mode="json")
-    notes = []
-    if not result["math"]["tests"]:
-        notes.append("Math against the PAR sheet: not run: no round of the logs declares the spec strategy "
-                     "(free play), so no outcome can be compared with the sheet.")
     return ReportInput(
         product=Product(game=spec.title, spec=spec.name, spec_version=str(spec.version),
                         paytable_sha256=paytable_identity(pay_tables(spec_data)),
@@ -101,6 +147,7 @@ def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
             "multiple_testing": "Holm-Bonferroni over every statistical test of the audit (no fresh data: the "
                                 "stage-1 verdict stands); integrity, rules and decision findings fail outright",
             "false_alarm_rate": result["false_alarm_rate"],
+            "scope": result["scope"],
             "audited_files": result["files"],
             "rounds": result["rounds"], "period": result["period"],
             "sample_sizes": {"rounds audited": result["rounds"],
@@ -108,11 +155,8 @@ def report_input(result: dict, spec, spec_path: Path, issued_at) -> Any:
                              "deck orders": fair["deck_orders"],
                              "rounds declaring the spec strategy": result["math"]["declared_rounds"]},
         },
-        software=software, required=AUDIT_REPORT,
-        integrity=_scenarios(result, ("integrity",)), rules=_scenarios(result, ("rules", "decisions")),
-        fairness=_tests_section(result, "fairness", "Fairness of the cards", cards),
-        math=_tests_section(result, "math", "Math", _math_description(result)),
-        findings=notes,
+        software=software, required=AUDIT_REPORT, **sections(result),
+        findings=[f"Scope: {result['scope']}."],
     )
 
 

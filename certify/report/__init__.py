@@ -16,10 +16,11 @@ from pathlib import Path
 from certify.report.model import (REQUIRED_SECTIONS, Product, ReportDataError, ReportInput, SignerInfo,
                                   build_content, canonical_json, paytable_identity, seed_commitment)
 from certify.report.model import AUDIT_REPORT  # the report kind of `certify audit --report`
+from certify.report.model import Judgement, judge  # the one verdict owner (audit: text, --json, exit code)
 
 __all__ = ["Product", "ReportDataError", "ReportInput", "SignerInfo", "build_content", "canonical_json",
            "paytable_identity", "seed_commitment", "render", "write_report", "REQUIRED_SECTIONS",
-           "AUDIT_REPORT"]
+           "AUDIT_REPORT", "Judgement", "judge"]
 
 
 def render(content: dict) -> tuple[bytes, bytes]:

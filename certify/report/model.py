@@ -574,6 +574,42 @@ def paytable_identity(pay_tables: Any) -> str:
     return sha256_hex(json.dumps(jsonable(pay_tables), sort_keys=True, separators=(",", ":")).encode())
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """A report's verdict and why: the one place a verdict word is decided (``build_content`` for
+    every report; ``certify audit`` for its text, ``--json`` and exit code, on the same sections)."""
+
+    sections: dict[str, dict | None]
+    statuses: dict[str, str]
+    verdict: str
+    findings: list[dict[str, str]]
+
+    @property
+    def exit_code(self) -> int:
+        """0 for PASS only: a FAIL and an INCOMPLETE are both exit 1."""
+        return 0 if self.verdict == VERDICT_PASS else 1
+
+    @property
+    def reasons(self) -> list[str]:
+        return [f["text"] for f in self.findings if f["severity"] == "blocking"]
+
+
+def judge(keys: tuple[str, ...], raw: Mapping[str, Any]) -> Judgement:
+    """Validate and judge the sections ``keys`` (a ``None`` section was not run): FAIL when one
+    failed, else INCOMPLETE when one was not run, else PASS."""
+    sections: dict[str, dict | None] = {}
+    for key in keys:
+        sections[key] = None if raw.get(key) is None else _SECTION_BUILDERS[key](raw[key], key)
+    statuses = {k: (NOT_RUN if s is None else s["status"]) for k, s in sections.items()}
+    if FAIL in statuses.values():
+        verdict = VERDICT_FAIL
+    elif NOT_RUN in statuses.values():
+        verdict = VERDICT_INCOMPLETE
+    else:
+        verdict = VERDICT_PASS
+    return Judgement(sections, statuses, verdict, _auto_findings(sections))
+
+
 def build_content(data: ReportInput) -> dict[str, Any]:
     """Validate the input and judge it: the single content dict behind the PDF and the JSON."""
     required = tuple(data.required)
@@ -589,19 +625,10 @@ def build_content(data: ReportInput) -> dict[str, Any]:
     stray = [k for k in REQUIRED_SECTIONS + AUDIT_REPORT if k not in keys and getattr(data, k) is not None]
     if stray:
         _fail("required", f"every section given ({stray}) among the report's sections", list(required))
-    sections: dict[str, dict | None] = {}
-    for key in keys:
-        raw = getattr(data, key)
-        sections[key] = None if raw is None else _SECTION_BUILDERS[key](raw, key)
+    judged = judge(keys, {key: getattr(data, key) for key in keys})
+    sections, statuses, verdict = judged.sections, judged.statuses, judged.verdict
     _check_par_code(sections.get("par_sheet"), software)
-    statuses = {k: (NOT_RUN if s is None else s["status"]) for k, s in sections.items()}
-    if FAIL in statuses.values():
-        verdict = VERDICT_FAIL
-    elif NOT_RUN in statuses.values():
-        verdict = VERDICT_INCOMPLETE
-    else:
-        verdict = VERDICT_PASS
-    findings = _auto_findings(sections) + [
+    findings = judged.findings + [
         {"severity": "note", "section": "Findings", "text": str(f)} for f in data.findings]
     content: dict[str, Any] = {
         "schema": SCHEMA,
