@@ -131,6 +131,25 @@ def examine(spec, strategy, record: dict, where: str) -> Examined:
 DEALER_FLAGS = {"qualifies": "qualifies", "stands": "stands_on"}
 
 
+def dealer_share(spec, threshold) -> tuple[int, int, str]:
+    """How many of the dealer's possible hands meet ``threshold``, of how many: the five-card hands
+    of the family specs, the k-card hands of a rules-model spec in its own ranking (Three Card
+    Poker: 3 cards, its three-card ranking), counted from the model's hand tables."""
+    if spec.family == "rules":
+        from math import comb
+
+        from certify.rules.analysis import hand_tables, one_decision
+
+        rules = one_decision(spec)
+        tables = hand_tables(rules.ranking, rules.k)
+        at_least = tables.dense_at_least(spec.threshold_value(threshold))
+        hands = int(tables.weights[tables.dense >= at_least].sum())
+        return hands, comb(52, rules.k), f"{rules.k}-card hands ({rules.ranking} ranking)"
+    from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
+
+    return hands_meeting(threshold), FIVE_CARD_HANDS, "five-card hands"
+
+
 def _dealer_flag(rnd) -> tuple[str, bool] | None:
     if rnd is None:
         return None
@@ -341,7 +360,6 @@ class Auditor:
         against the exact share of the 2,598,960 five-card hands that meet it: an exact binomial
         test with its Clopper-Pearson interval. Any deal, any seats: the dealer's five are a uniform
         five-card hand."""
-        from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
         from certify.stats.gof import binomial_test
 
         out = []
@@ -351,12 +369,12 @@ class Auditor:
             threshold = getattr(getattr(self.spec, "dealer", None), field_name, None)
             if not total or threshold is None:
                 continue
-            hands = hands_meeting(threshold)
+            hands, of, what_hands = dealer_share(self.spec, threshold)
             what = "qualifies" if flag == "qualifies" else "stands (no mulligan)"
-            out.append(binomial_test(met, total, hands / FIVE_CARD_HANDS, alpha=self.alpha, confidence=1 - self.alpha,
+            out.append(binomial_test(met, total, hands / of, alpha=self.alpha, confidence=1 - self.alpha,
                                      name=f"dealer {what}: rate",
                                      looked_at=f"rounds in which the dealer {what}: {met:,} of {total:,}, against "
-                                               f"the exact {hands:,} of {FIVE_CARD_HANDS:,} five-card hands"))
+                                               f"the exact {hands:,} of {of:,} {what_hands}"))
         return out
 
     def _math(self) -> list:

@@ -35,7 +35,30 @@ class RandomChoice:
 
 
 def _side_wager(spec) -> str | None:
+    if spec.family == "rules":      # the rules model says which wagers are side bets
+        return next((n for n, w in spec.wagers.items() if w.made == "side"), None)
     return next((w for w in spec.wagers if w != "ante"), None)
+
+
+def _play_rules(spec, deck: list[int], strategy, ante, sides: list[bool], side: str | None, meter):
+    """One round of a rules-model spec through its round's inputs: the Ante (and the side wager
+    where ``sides`` says) per seat, k cards to each seat in turn and to the dealer, each decision."""
+    from certify.rules.analysis import one_decision
+    from certify.rules.engine import RulesRound
+
+    k, n = one_decision(spec).k, len(sides)
+    rnd = RulesRound(spec, balances=[None] * n, meter=meter)
+    for seat, with_side in enumerate(sides):
+        rnd.place_wager(seat=seat, wager=spec.unit, amount=ante)
+        if with_side:
+            rnd.place_wager(seat=seat, wager=side, amount=spec.wagers[side].min)
+    if rnd.locks_out:
+        rnd.lock_out()
+    rnd.deal(hands=[tuple(deck[i * k:(i + 1) * k]) for i in range(n)], dealer=tuple(deck[n * k:(n + 1) * k]))
+    for seat in range(n):
+        if rnd.legal_actions(seat):
+            rnd.act(seat=seat, action=strategy.decide(rnd.view(seat)))
+    return rnd
 
 
 def records(spec, rounds: int, seed: int, *, seats: int = 1, side_rate: float = 0.5, play: str = "spec",
@@ -61,13 +84,15 @@ def records(spec, rounds: int, seed: int, *, seats: int = 1, side_rate: float = 
         for deck in decks:
             deck = [int(c) for c in deck]
             with_side = [side is not None and choose.random() < side_rate for _ in range(seats)]
-            if spec.family == "stud":
+            if spec.family == "rules":
+                rnd = _play_rules(spec, deck, strategy, ante, with_side, side, meter)
+            elif spec.family == "stud":
                 rnd = module.play_round(spec, deck, strategy, antes=[ante] * seats, progressive=with_side,
                                         meter=meter)
             else:
                 bonus = spec.wagers[side].min if with_side[0] else None
                 rnd = module.play_round(spec, deck, strategy, ante, bonus)
-            meter = rnd.result().meter_after if meter is not None else None
+            meter = rnd.result().meter_after if meter is not None or spec.family == "rules" else None
             number = first_round + done
             stamp = (START + timedelta(seconds=30 * number)).strftime("%Y-%m-%dT%H:%M:%SZ")
             yield record_of(rnd, number, table, stamp, seat_numbers=list(range(1, len(rnd.seats) + 1)),

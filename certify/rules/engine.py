@@ -237,6 +237,11 @@ class RulesRound(Round):
         unit = s.wagers[self.spec.unit]
         return tuple(o.name for o in self.rules.options if s.can_cover(unit * sum(o.add.values(), ZERO)))
 
+    def view(self, seat: int) -> "RulesView":
+        """What a player sees at the decision (the audit asks the spec strategy with it)."""
+        s = self.seats[seat]
+        return RulesView(seat, s.cards, s.wagers.get(self.spec.unit), self.legal_actions(seat))
+
     def act(self, seat: int, action: str) -> None:
         args = dict(seat=seat, action=action)
         s = self._seat("act", **args)
@@ -349,3 +354,30 @@ def strategy_option(spec: RulesSpec, decision: str, value: int) -> str:
         if rule.at_least is None or value >= spec.threshold_value(rule.at_least):
             return rule.option
     raise ValueError(f"no strategy rule applies at {decision!r}")
+
+
+class RulesView:
+    """What a player sees when deciding: own cards, the unit wager, the legal options."""
+
+    def __init__(self, seat: int, cards: tuple[int, ...], unit: Decimal | None, legal: tuple[str, ...]):
+        self.seat, self.cards, self.unit, self.legal = seat, cards, unit, legal
+
+
+class SpecStrategy:
+    """The spec's strategy at its one decision, as the family engines' ``strategy_from_spec``
+    objects (``decide(view)``): what ``certify audit`` and ``certify drive`` play and compare with."""
+
+    def __init__(self, spec: RulesSpec):
+        rules = one_decision(spec)
+        self.spec, self.decision, self.options = spec, rules.decision, rules.options
+
+    def decide(self, view: RulesView) -> str:
+        """The strategy's option; one the balance cannot cover gives way to folding."""
+        want = strategy_option(self.spec, self.decision, hand_value(self.spec, view.cards))
+        if want in view.legal:
+            return want
+        return next((o.name for o in self.options if o.fold and o.name in view.legal), view.legal[0])
+
+
+def strategy_from_spec(spec: RulesSpec) -> SpecStrategy:
+    return SpecStrategy(spec)
