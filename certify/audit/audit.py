@@ -198,9 +198,14 @@ class Auditor:
     # ------------------------------------------------------------------ one round
     def round(self, record: dict, where: str, examined: "Examined | None" = None) -> None:
         """Tally one round; ``examined`` is its re-settlement when a worker did it (``--jobs``)."""
-        t = self.tally
-        t.rounds += 1
+        self.tally.rounds += 1
         self._sequence(record, where)
+        self.settle(record, where, examined)
+
+    def settle(self, record: dict, where: str, examined: "Examined | None" = None, cards: bool = True) -> None:
+        """Everything of one round but its place in the sequence (``round`` counts and sequences it;
+        the columnar path does both for a whole batch, and tallies the cards itself: ``cards``)."""
+        t = self.tally
         declared = record.get("strategy") == "spec"
         t.free_rounds += not declared
         if examined is None:
@@ -214,7 +219,8 @@ class Auditor:
                 continue
             t.add(finding)
         self._deck(record, examined.dealt, where)
-        self._cards(record, examined.dealt)
+        if cards:
+            self._cards(record, examined.dealt)
         if examined.settled and declared:
             t.declared += 1
             self._outcome(record)
@@ -295,6 +301,11 @@ class Auditor:
         return k
 
     def _outcome(self, record: dict) -> None:
+        key = self.outcome_key(record)
+        if key is not None:
+            self.tally.outcomes[key] += 1
+
+    def outcome_key(self, record: dict) -> tuple | None:
         """The first seat with an accepted initial wager: each settled wager's net in units of the
         seat's first wager and of its own amount (which wagers are side bets is the PAR sheet's to
         say, read only when the tests run: a log of free play never needs the sheet)."""
@@ -304,14 +315,14 @@ class Auditor:
             if a["type"] == "wager" and a["seat"] not in voided:
                 placed.setdefault(a["seat"], {})[a["wager"]] = Decimal(a["amount"])
         if not placed or record["outcome"] != "played":
-            return
+            return None
         seat = next(s["seat"] for s in record["seats"] if s["seat"] in placed)
         wagers = placed[seat]
         first = Fraction(next(iter(wagers.values())))
         key = tuple(sorted((e["wager"], Fraction(Decimal(e["net"])) / first,
                             Fraction(Decimal(e["net"])) / Fraction(wagers[e["wager"]]) if e["wager"] in wagers else None)
                            for e in record["settlement"] if e["seat"] == seat))
-        self.tally.outcomes[key] += 1
+        return key
 
     def nets(self) -> dict[str, Counter]:
         """Per PAR-sheet wager, the count of each net result in that wager's units: the main game
@@ -552,8 +563,18 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
 
 
 def _read_all(paths, spec, auditor: Auditor, files: list, pool, jobs: int, progress) -> None:
+    from certify.audit.columns import is_columnar, read_columns
+
     for path in paths:
         info = LogFile(str(path))
+        if is_columnar(path):         # a Parquet log (docs/round-log.md, "Columnar logs")
+            read_columns(path, spec, auditor, info)
+            if info.rounds == 0:
+                raise LogError(f"{path}: the log holds no round: an empty log cannot be audited")
+            files.append(info)
+            if progress:
+                progress(f"{path}: {info.rounds:,} rounds (columnar)")
+            continue
         for number, record, examined in _records(path, spec, info, pool, jobs):
             auditor.round(record, f"{path}:{number}", examined)
             info.rounds += 1

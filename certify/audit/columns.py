@@ -1,0 +1,528 @@
+"""Columnar round logs (Parquet, ``certify-round-columns/1``) and their fast audit path.
+
+JSON Lines stays the interchange format; this is the bulk format for logs of millions of rounds
+(docs/round-log.md, "Columnar logs"). One row is one round of one seat, dealt once, with at most
+one decision: the shape of the stud games. pyarrow reads it (an optional extra: ``pip install
+.[parquet]``); ``certify audit`` tells it from JSON Lines by its magic bytes.
+
+The fast path never settles a round itself. A batch of rows is validated column by column (the
+first bad value is ``file:row: column``, exit 2), ranked with the compiled evaluator, and put in
+*settlement classes*: rows with the same decision, the same wagers, the same player category,
+the same dealer qualification and the same order of the two hands settle alike. One row of each
+class is re-settled by the spec's own round class (``certify.audit.rounds``, exactly as a JSON
+line is), and every row of the class must carry that row's settlement. Every row that does not
+(a mis-pay, a wrong outcome), every row of another shape (a dead hand, a misdeal, a card not of
+the deck or twice in the round, a meter award, a decision against the declared strategy) and
+every row of a class whose meter moves is audited on its own through the exact path
+(``Auditor.settle``): the findings are the exact path's, word for word. The classes assume only
+what ``certify.games.stud.settle_values`` and ``progressive_award`` read of the hands (tested:
+tests/test_audit_columns.py compares both paths on fair and faulty rounds). Games of other
+families are read from columns too, every row through the exact path.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+from types import SimpleNamespace
+from typing import Any, Iterable
+
+import numpy as np
+
+from certify.audit.log import LogError, LogFile
+from certify.cards import card_str
+
+FORMAT = "certify-round-columns/1"
+MAGIC = b"PAR1"
+BATCH_ROWS = 1 << 17
+REQUIRED = ("round", "table", "time", "spec_name", "spec_version", "seat", "player_cards", "dealer_cards", "outcome")
+CENTS = Decimal(100)
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise LogError("a columnar (Parquet) log needs pyarrow: pip install 'table-game-certify[parquet]'") from None
+    return pa, pq
+
+
+def is_columnar(path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == MAGIC
+
+
+# ------------------------------------------------------------------ writing (tests, bench, conversion)
+
+def row_of(record: dict) -> dict[str, Any]:
+    """A round-log v1 record as one columnar row; ``ValueError`` for a round of another shape."""
+    if len(record["seats"]) != 1 or "deck" in record or "balance" in record["seats"][0]:
+        raise ValueError(f"round {record['round']}: columnar v1 holds one seat, no deck order, no balance")
+    seat = record["seats"][0]["seat"]
+    row: dict[str, Any] = {"round": record["round"], "table": record["table"], "time": record["time"],
+                           "spec_name": record["spec"]["name"], "spec_version": record["spec"]["version"],
+                           "strategy": record.get("strategy"), "seat": seat, "lockout": False, "decision": None,
+                           "outcome": record["outcome"]}
+    meter = record.get("meter") or {}
+    row["meter_before"], row["meter_after"] = meter.get("before"), meter.get("after")
+    expect = ["wager", "lockout", "player", "dealer", "decision", "reveal"]
+    for action in record["actions"]:
+        kind = action["type"]
+        step = {"wager": "wager", "lockout": "lockout", "decision": "decision", "reveal": "reveal",
+                "deal": "player" if action.get("to") == seat else "dealer" if action.get("to") == "dealer" else "?"}
+        key = step.get(kind, "?")
+        if key not in expect:
+            raise ValueError(f"round {record['round']}: action {action} out of the columnar v1 order")
+        expect = expect[expect.index(key) + (key != "wager"):]
+        if kind == "wager":
+            row[f"wager_{action['wager']}"] = action["amount"]
+        elif kind == "lockout":
+            row["lockout"] = True
+        elif kind == "deal":
+            row[f"{key}_cards"] = [_code(c) for c in action["cards"]]
+        elif kind == "decision":
+            row["decision"] = action["action"]
+    for entry in record["settlement"]:
+        row[f"net_{entry['wager']}"] = entry["net"]
+    return row
+
+
+def _code(token: str) -> int:
+    """The card's code 0..51 (rank x 4 + suit); 255 for a token that is no card of the deck."""
+    from certify.audit.rounds import card_code
+    from certify.cards import CardError
+
+    try:
+        return card_code(token)
+    except CardError:
+        return 255
+
+
+def write_columns(records: Iterable[dict], path, row_group: int = BATCH_ROWS) -> int:
+    """Write records (of the columnar shape) as a Parquet log; returns the rows written."""
+    pa, pq = _pyarrow()
+    rows = [row_of(r) for r in records]
+    money = sorted({k for r in rows for k in r if k.startswith(("wager_", "net_"))} | {"meter_before", "meter_after"})
+    wagers = [k for r in rows for k in r if k.startswith("wager_")]
+    money = list(dict.fromkeys(wagers)) + [k for k in money if not k.startswith("wager_")]
+    decimal = pa.decimal128(18, 2)
+    fields = [("round", pa.int64()), ("table", pa.string()), ("time", pa.timestamp("us", tz="UTC")),
+              ("spec_name", pa.string()), ("spec_version", pa.string()), ("strategy", pa.string()),
+              ("seat", pa.int16()), ("lockout", pa.bool_()), ("player_cards", pa.list_(pa.uint8())),
+              ("dealer_cards", pa.list_(pa.uint8())), ("decision", pa.string()), ("outcome", pa.string())]
+    fields += [(name, decimal) for name in money]
+    columns = {}
+    for name, kind in fields:
+        values = [r.get(name) for r in rows]
+        if name == "time":
+            values = [datetime.fromisoformat(v.replace("Z", "+00:00")) for v in values]
+        elif kind == decimal:
+            values = [None if v is None else Decimal(v) for v in values]
+        columns[name] = pa.array(values, type=kind)
+    table = pa.table(columns, metadata={"format": FORMAT})
+    pq.write_table(table, path, row_group_size=row_group)
+    return len(rows)
+
+
+# ------------------------------------------------------------------ reading
+
+def _fail(where: str, column: str, what: str) -> None:
+    raise LogError(f"{where}: {column}: {what}")
+
+
+def _check_schema(schema, path: str) -> None:
+    pa, _ = _pyarrow()
+    if (schema.metadata or {}).get(b"format") != FORMAT.encode():
+        _fail(path, "(file metadata) format", f"expected {FORMAT!r}")
+    kinds = {"round": pa.types.is_int64, "table": pa.types.is_string, "spec_name": pa.types.is_string,
+             "spec_version": pa.types.is_string, "strategy": pa.types.is_string, "seat": pa.types.is_int16,
+             "lockout": pa.types.is_boolean, "decision": pa.types.is_string, "outcome": pa.types.is_string,
+             "time": lambda t: pa.types.is_timestamp(t) and t.tz in ("UTC", "+00:00"),
+             "player_cards": lambda t: pa.types.is_list(t) and pa.types.is_uint8(t.value_type),
+             "dealer_cards": lambda t: pa.types.is_list(t) and pa.types.is_uint8(t.value_type)}
+    for name in REQUIRED:
+        if name not in schema.names:
+            _fail(path, name, "required column is missing")
+    for name, kind in zip(schema.names, schema.types):
+        money = name.startswith(("wager_", "net_")) or name in ("meter_before", "meter_after")
+        ok = (pa.types.is_decimal(kind) and kind.scale == 2) if money else kinds.get(name, lambda t: False)(kind)
+        if not ok:
+            expected = "decimal(p, 2)" if money else "a column of the columnar v1 schema" if name not in kinds else \
+                "the type docs/round-log.md gives"
+            _fail(path, name, f"expected {expected}, got {kind}")
+
+
+class _Batch:
+    """One batch of rows as numpy columns, and each row as a v1 record when needed."""
+
+    def __init__(self, batch, first_row: int, path: str, spec):
+        pa, _ = _pyarrow()
+        import pyarrow.compute as pc
+
+        self.batch, self.first, self.path, self.n = batch, first_row, path, batch.num_rows
+        names = batch.schema.names
+        for name in REQUIRED:
+            column = batch.column(name)
+            if column.null_count:
+                row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+                _fail(self.where(row), name, "required value is missing")
+        self.round = batch.column("round").to_numpy()
+        self.seat = batch.column("seat").to_numpy()
+        self.time = batch.column("time").cast(pa.int64()).to_numpy()
+        for name, low, high, values in (("round", 1, 9007199254740991, self.round), ("seat", 0, 99, self.seat)):
+            bad = np.flatnonzero((values < low) | (values > high))
+            if len(bad):
+                _fail(self.where(int(bad[0])), name, f"expected {low}..{high}, got {values[bad[0]]}")
+        tables = batch.column("table").dictionary_encode()
+        self.table_names = tables.dictionary.to_pylist()
+        self.table = tables.indices.to_numpy()
+        for i, name in enumerate(self.table_names):
+            if not 1 <= len(name) <= 64:
+                _fail(self.where(int(np.flatnonzero(self.table == i)[0])), "table", f"expected 1 to 64 characters, got {name!r}")
+        for column, want, text in (("spec_name", spec.name, "a round of {got!r}, but the audit is of {want!r}"),
+                                   ("spec_version", str(spec.version),
+                                    f"{spec.name} version {{got!r}}, but the spec given is version {{want}}")):
+            bad = pc.not_equal(batch.column(column), want).to_numpy(zero_copy_only=False)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                _fail(self.where(row), column.replace("_", "."),
+                      text.format(got=batch.column(column)[row].as_py(), want=want))
+        self.outcome = self._codes("outcome", ("played", "misdeal"))
+        self.strategy = self._codes("strategy", ("spec", "free"))
+        self.decision = self._codes("decision", ("fold", "bet"), strict=False)   # -1: none or another
+        self.money = {}
+        for name in names:
+            if name.startswith(("wager_", "net_")) or name in ("meter_before", "meter_after"):
+                column = batch.column(name)
+                cents = pc.cast(pc.multiply(column, pa.scalar(CENTS, pa.decimal128(5, 0))), pa.int64())
+                self.money[name] = (cents.fill_null(0).to_numpy(), column.is_null().to_numpy(zero_copy_only=False))
+        self.wagers = [n for n in names if n.startswith("wager_")]
+        self.nets = [n for n in names if n.startswith("net_")]
+        self.cards = {}
+        for name in ("player_cards", "dealer_cards"):
+            column = batch.column(name)
+            lengths = pc.list_value_length(column).to_numpy()
+            flat = pc.list_flatten(column).to_numpy()
+            self.cards[name] = (lengths, flat, np.concatenate([[0], np.cumsum(lengths)]))
+
+    def where(self, row: int) -> str:
+        return f"{self.path}:{self.first + row}"
+
+    def _codes(self, name: str, allowed: tuple[str, ...], strict: bool = True) -> np.ndarray:
+        """-1 for a null (or, not ``strict``, a value not allowed); the index in ``allowed``; a
+        value not allowed is exit 2 when ``strict``, as the schema refuses it."""
+        if name not in self.batch.schema.names:
+            return np.full(self.n, -1)
+        encoded = self.batch.column(name).dictionary_encode()
+        words = encoded.dictionary.to_pylist()
+        lookup = np.array([allowed.index(w) if w in allowed else -2 for w in words] + [-1], np.int64)
+        indices = encoded.indices.fill_null(len(words)).to_numpy()
+        out = lookup[indices]
+        bad = np.flatnonzero(out == -2)
+        if strict and len(bad):
+            got = words[indices[bad[0]]]
+            _fail(self.where(int(bad[0])), name, f"expected one of {', '.join(map(repr, allowed))}, got {got!r}")
+        return np.where(out == -2, -1, out)
+
+    def hands(self, name: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rows holding exactly k cards, their cards as an (n, k) array)."""
+        lengths, flat, starts = self.cards[name]
+        ok = lengths == k
+        index = starts[:-1][ok][:, None] + np.arange(k)
+        return ok, flat[index] if len(index) else np.empty((0, k), np.int64)
+
+    def time_text(self, row: int) -> str:
+        stamp = datetime.fromtimestamp(self.time[row] / 1e6, tz=timezone.utc)
+        micro = int(self.time[row] % 1_000_000)
+        text = stamp.strftime("%Y-%m-%dT%H:%M:%S")
+        return text + (f".{micro:06d}" if micro else "") + "Z"
+
+    def record(self, row: int, spec) -> dict:
+        """Row ``row`` as the round-log v1 record it stands for (the exact path's input)."""
+        b = self.batch
+        seat = int(self.seat[row])
+        record: dict[str, Any] = {"log": "certify-round-log/1", "round": int(self.round[row]),
+                                  "table": self.table_names[self.table[row]], "time": self.time_text(row),
+                                  "spec": {"name": spec.name, "version": str(spec.version)}}
+        if self.strategy[row] >= 0:
+            record["strategy"] = ("spec", "free")[self.strategy[row]]
+        before, after = (b.column(n)[row].as_py() if n in b.schema.names else None
+                         for n in ("meter_before", "meter_after"))
+        if before is not None or after is not None:
+            record["meter"] = {"before": _text(before), "after": _text(after)}
+        record["seats"] = [{"seat": seat}]
+        actions = [{"type": "wager", "seat": seat, "wager": n[len("wager_"):], "amount": _text(b.column(n)[row].as_py())}
+                   for n in self.wagers if b.column(n)[row].is_valid]
+        if "lockout" in b.schema.names and b.column("lockout")[row].as_py():
+            actions.append({"type": "lockout"})
+        for name, to in (("player_cards", seat), ("dealer_cards", "dealer")):
+            lengths, flat, starts = self.cards[name]
+            cards = flat[starts[row]:starts[row + 1]]
+            actions.append({"type": "deal", "to": to, "cards": [_token(c) for c in cards]})
+        decision = b.column("decision")[row].as_py() if "decision" in b.schema.names else None
+        if decision is not None:
+            actions += [{"type": "decision", "seat": seat, "action": decision}, {"type": "reveal"}]
+        record["actions"] = actions
+        record["outcome"] = ("played", "misdeal")[self.outcome[row]]
+        record["settlement"] = [{"seat": seat, "wager": n[len("net_"):], "net": _text(b.column(n)[row].as_py())}
+                                for n in self.nets if b.column(n)[row].is_valid]
+        return record
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def _token(code: int) -> str:
+    return card_str(code) if 0 <= code < 52 else f"#{int(code)}"    # not a card: the exact path says so
+
+
+# ------------------------------------------------------------------ the audit of a columnar log
+
+def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROWS) -> None:
+    """Audit every row of one columnar log into ``auditor`` (the same tallies and findings as the
+    JSON Lines path); ``info`` gets the file's size, SHA-256, rounds, tables and period."""
+    import hashlib
+
+    _, pq = _pyarrow()
+    path = str(path)
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+            size += len(block)
+    try:
+        reader = pq.ParquetFile(path)
+    except Exception as exc:            # pyarrow's errors: a damaged or truncated file
+        raise LogError(f"{path}: not a readable Parquet log ({exc})") from None
+    _check_schema(reader.schema_arrow, path)
+    fast = _Fast(spec, auditor) if spec.family == "stud" else None
+    row = 1
+    try:
+        for batch in reader.iter_batches(batch_size=batch_rows):
+            b = _Batch(batch, row, path, spec)
+            _audit_batch(b, spec, auditor, fast, info)
+            row += b.n
+    except OSError as exc:
+        raise LogError(f"{path}: the Parquet log is damaged or truncated ({exc})") from None
+    info.size, info.sha256 = size, digest.hexdigest()
+
+
+def _audit_batch(b: _Batch, spec, auditor, fast, info: LogFile) -> None:
+    t = auditor.tally
+    t.rounds += b.n
+    out_of_order = _sequence(b, auditor)
+    info.rounds += b.n
+    info.tables.update(b.table_names)
+    lo, hi = int(np.argmin(b.time)), int(np.argmax(b.time))
+    from certify.audit.audit import _time
+
+    for row in (lo, hi):
+        text = b.time_text(row)
+        if info.first_time is None or _time(text) < _time(info.first_time):
+            info.first_time = text
+        if info.last_time is None or _time(text) > _time(info.last_time):
+            info.last_time = text
+    if fast is None:
+        exact, valid, cards = np.ones(b.n, bool), np.zeros(b.n, bool), None
+    else:
+        exact, valid, cards = fast.batch(b)
+        fast.cards(cards[valid])    # in row order, as the exact path tallies them, whichever path settles
+    # in row order, a row's sequence finding before its round's (the order of the JSON Lines path)
+    steps = sorted([(row, 0, finding) for row, finding in out_of_order] +
+                   [(int(row), 1, None) for row in np.flatnonzero(exact)], key=lambda s: s[:2])
+    for row, _, finding in steps:
+        if finding is not None:
+            t.add(finding)
+        else:
+            auditor.settle(b.record(row, spec), b.where(row), cards=not valid[row])
+
+
+def _sequence(b: _Batch, auditor) -> list[tuple[int, Any]]:
+    """Round ids and times per table, vectorised; a row out of order goes through the exact
+    ``Auditor._sequence`` with the table's state as it stood before that row (the same finding).
+    Returns the findings with their rows (the caller adds them in row order)."""
+    t = auditor.tally
+    found: list[tuple[int, Any]] = []
+    for index, name in enumerate(b.table_names):
+        rows = np.flatnonzero(b.table == index)
+        numbers, times = b.round[rows], b.time[rows]
+        last = t.last.get(name)
+        start_n = last[0] if last else numbers[0] - 1
+        start_t = _micros(last[1]) if last else times[0]
+        run_n = np.maximum.accumulate(np.concatenate([[start_n], numbers]))
+        run_t = np.maximum.accumulate(np.concatenate([[start_t], times]))
+        odd = (numbers != run_n[:-1] + 1) | (times < run_t[:-1])
+        if last is None:
+            odd[0] = False
+        for j in np.flatnonzero(odd):
+            where = last[2] if j == 0 and last else b.where(int(rows[j - 1])) if j else None
+            t.last[name] = (int(run_n[j]), _datetime(int(run_t[j])), where)
+            t.add = lambda finding, row=int(rows[j]): found.append((row, finding))
+            try:
+                auditor._sequence({"table": name, "round": int(numbers[j]), "time": b.time_text(int(rows[j]))},
+                                  b.where(int(rows[j])))
+            finally:
+                del t.add
+        t.last[name] = (int(run_n[-1]), _datetime(int(run_t[-1])), b.where(int(rows[-1])))
+    return found
+
+
+def _micros(stamp: datetime) -> int:
+    delta = stamp - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _datetime(micros: int) -> datetime:
+    from datetime import timedelta
+
+    return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
+
+
+class _Fast:
+    """The settlement classes of the stud games (see the module docstring)."""
+
+    def __init__(self, spec, auditor):
+        from certify.games import stud
+
+        self.spec, self.auditor, self.stud = spec, auditor, stud
+        self.qualifies: dict[int, bool] = {}
+        self.want: dict[int, str] = {}
+        self.classes: dict[tuple, dict | None] = {}
+
+    def _qualifies(self, value: int) -> bool:
+        if value not in self.qualifies:
+            self.qualifies[value] = self.stud.dealer_qualifies(self.spec, value)
+        return self.qualifies[value]
+
+    def _want(self, value: int, cards: np.ndarray) -> bool:
+        """Whether the spec strategy bets this hand value (it reads the player's hand only)."""
+        if value not in self.want:
+            view = SimpleNamespace(seat=0, cards=tuple(int(c) for c in cards[:5]), legal=self.stud.ACTIONS,
+                                   up_card=int(cards[5 + self.spec.dealer.up_card_index]), ante=None)
+            self.want[value] = self.auditor.strategy.decide(view) if self.auditor.strategy is not None else ""
+        return self.want[value] == "bet"
+
+    def batch(self, b: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Tally every row the classes settle; returns the rows the exact path must take, the rows
+        whose ten cards are ten distinct cards of the deck, and the cards (row order)."""
+        from certify.hands import CATEGORY_SHIFT, rank_batch
+
+        spec, t = self.spec, self.auditor.tally
+        ok_p, player = b.hands("player_cards", 5)
+        ok_d, dealer = b.hands("dealer_cards", 5)
+        common = ok_p & ok_d & (b.outcome == 0) & (b.decision >= 0)
+        cards = np.full((b.n, 10), -1, np.int64)
+        cards[ok_p, :5] = player
+        cards[ok_d, 5:] = dealer
+        ordered = np.sort(cards, axis=1)
+        valid = (cards >= 0).all(axis=1) & (cards < 52).all(axis=1) & (np.diff(ordered, axis=1) != 0).all(axis=1)
+        common &= valid
+        rows = np.flatnonzero(common)
+        exact = ~common
+        if not len(rows):
+            return exact, valid, cards
+        pv = rank_batch(cards[rows, :5])
+        dv = rank_batch(cards[rows, 5:])
+        decision = b.decision[rows]                    # 0 fold, 1 bet
+        values, back = np.unique(dv, return_inverse=True)
+        qualifies = np.array([self._qualifies(int(v)) for v in values], np.int64)[back.reshape(-1)]
+        values, first, back = np.unique(pv, return_index=True, return_inverse=True)
+        want_bet = np.array([self._want(int(v), cards[rows[i]]) for v, i in zip(values, first)], np.int64)
+        deviates = want_bet[back.reshape(-1)] != decision
+        lockout = (b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False)[rows]
+                   if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
+        parts = [(decision, 2), (qualifies, 2), (np.sign(pv - dv) + 1, 3), (pv >> CATEGORY_SHIFT, 16),
+                 (deviates, 2), (lockout, 2), (b.strategy[rows] + 1, 3)]
+        for name in b.wagers:
+            cents, null = b.money[name]
+            amounts, codes = np.unique(np.where(null[rows], -1, cents[rows]), return_inverse=True)
+            parts.append((codes.reshape(-1), len(amounts)))
+        group = np.zeros(len(rows), np.int64)
+        for part, size in parts:          # one integer per class (a few hundred classes at most)
+            group = group * size + part.astype(np.int64)
+        order = np.argsort(group, kind="stable")
+        bounds = np.flatnonzero(np.diff(group[order])) + 1
+        settled = np.zeros(len(rows), bool)
+        for members in np.split(order, bounds):
+            rep = int(rows[members[0]])
+            key = (int(decision[members[0]]), int(qualifies[members[0]]), int(np.sign(pv[members[0]] - dv[members[0]])),
+                   int(pv[members[0]] >> CATEGORY_SHIFT), bool(deviates[members[0]]), bool(lockout[members[0]]),
+                   int(b.strategy[rep])) + tuple((int(b.money[n][0][rep]), bool(b.money[n][1][rep])) for n in b.wagers)
+            expected = self._class(key, b, rep)
+            if expected is None:
+                continue
+            good = np.ones(len(members), bool)
+            r = rows[members]
+            for name in set(b.nets) | set(expected["nets"]):
+                cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
+                want = expected["nets"].get(name)
+                good &= null[r] if want is None else ~null[r] & (cents[r] == want)
+            if expected["meter"]:
+                before, after = b.money.get("meter_before"), b.money.get("meter_after")
+                if before is None or after is None:
+                    good[:] = False
+                else:
+                    good &= ~before[1][r] & ~after[1][r] & (before[0][r] == after[0][r])
+            settled[members[good]] = True
+            self._tally(expected, int(good.sum()))
+        exact[rows[~settled]] = True
+        return exact, valid, cards
+
+    def _class(self, key: tuple, b: _Batch, row: int) -> dict | None:
+        """The settlement every row of the class must carry, from one row re-settled by the spec's
+        own round class; None: the class goes through the exact path (its meter moves, or its
+        decision is not the declared strategy's: the finding is the exact path's)."""
+        if key in self.classes:
+            return self.classes[key]
+        from certify.audit.audit import _dealer_flag
+        from certify.audit.rounds import feed
+
+        record = b.record(row, self.spec)
+        declared = record.get("strategy") == "spec"
+        fed = feed(self.spec, record, self.auditor.strategy)
+        expected = None
+        if fed.round is not None and not (declared and fed.deviations) and fed.round.phase == "settled":
+            result = fed.round.result()
+            moves = result.meter_after is not None and result.meter_after != result.meter_before
+            if not moves:
+                nets = {f"net_{w}": int(n * CENTS) for w, n in result.seats[0].net.items()}
+                expected = {"nets": nets, "meter": result.meter_after is not None, "table": result.table,
+                            "dealer": _dealer_flag(fed.round), "decisions": fed.decisions,
+                            "deviations": fed.deviations, "declared": declared, "record": record}
+                if result.table != "played":
+                    expected = None
+        self.classes[key] = expected
+        return expected
+
+    def _tally(self, expected: dict, n: int) -> None:
+        if not n:
+            return
+        t = self.auditor.tally
+        t.decisions += expected["decisions"] * n
+        if expected["dealer"] is not None:
+            t.dealer[expected["dealer"]] += n
+        if expected["declared"]:
+            t.declared += n
+            key = self.auditor.outcome_key(expected["record"])
+            if key is not None:
+                t.outcomes[key] += n
+        else:
+            t.free_rounds += n
+            t.free_deviations += expected["deviations"] * n
+
+    def cards(self, cards: np.ndarray) -> None:
+        """Card x position and the battery's sample, in row order (the exact path's ``_cards``)."""
+        t = self.auditor.tally
+        if not len(cards):
+            return
+        table = t.positions.get(10)
+        if table is None:
+            table = t.positions[10] = np.zeros((10, 52), np.int64)
+        table += np.stack([np.bincount(cards[:, j], minlength=52) for j in range(10)])
+        room = self.auditor.sample_limit - t.sample_rows
+        if room > 0:
+            take = cards[:room].astype(np.uint8)
+            t.sample[10].append(take)
+            t.sample_rows += len(take)
