@@ -9,12 +9,19 @@
    the floor any audit pays, a plain ``json.loads`` loop over the same lines. Peak memory (maxrss)
    is printed too. Issue 12's goal is 10^6 rounds/s; the per-round Python path is far from it (the
    ratio printed says how far).
+3. The columnar path (Parquet, ``certify-round-columns/1``): a fair one-seat Caribbean Stud log of
+   ``--columnar-rounds`` rounds (written at numpy speed by ``certify.audit.sample.write_stud_columns``,
+   or ``--columnar-log`` to reuse one), audited end to end (read, validate, re-settle, tally, test)
+   through ``certify.audit.audit``: rounds per CPU second and per wall second of the pass, the tests'
+   time, against reading the same columns with pyarrow alone. Machine load (``os.getloadavg``)
+   is printed beside every figure: the machine is shared.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shlex
 import sys
@@ -38,7 +45,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5000)
     parser.add_argument("--seats", type=int, default=1)
+    parser.add_argument("--columnar-rounds", type=int, default=1_000_000)
+    parser.add_argument("--columnar-log", default=None, help="an existing columnar log to audit (else one is written)")
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     spec = load_spec("caribbean_stud")
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "drive.jsonl"
@@ -74,6 +84,42 @@ def main() -> None:
           f"(main process {parallel['read_and_resettle_cpu_s_main_process']:.2f} s CPU) vs {count / wall:,.0f} "
           "with one process")
     print(f"peak memory (maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+    columnar(args, baseline)
+
+
+def columnar(args, json_baseline: float) -> None:
+    import pyarrow.parquet as pq
+
+    from certify.audit.audit import audit
+    from certify.audit.sample import write_stud_columns
+
+    spec = load_spec("caribbean_stud")
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.columnar_log or str(Path(folder) / "bulk.parquet")
+        if args.columnar_log is None:
+            start, wall = time.process_time(), time.perf_counter()
+            write_stud_columns(path, spec, args.columnar_rounds, seed=11)
+            print(f"columnar: wrote {args.columnar_rounds:,} rounds in {time.process_time() - start:.1f} s CPU, "
+                  f"{time.perf_counter() - wall:.1f} s wall ({Path(path).stat().st_size / 2**20:,.0f} MiB)")
+        start = time.process_time()
+        rows = sum(batch.num_rows for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 17))
+        floor = rows / (time.process_time() - start)
+        load = os.getloadavg()[0]
+        start, wall = time.process_time(), time.perf_counter()
+        result = audit([path], spec)
+        cpu, wall = time.process_time() - start, time.perf_counter() - wall
+        timing = result["timing"]
+    pass_cpu = timing["read_and_resettle_cpu_s_main_process"]
+    print(f"columnar audit of {rows:,} rounds (load {load:.2f}): pass (read, validate, re-settle, tally) "
+          f"{pass_cpu:.2f} s CPU, {timing['read_and_resettle_wall_s']:.2f} s wall = {rows / pass_cpu:,.0f} rounds "
+          f"per CPU second, {timing['rounds_per_s_wall']:,.0f} per wall second; tests {timing['tests_wall_s']:.1f} s wall; "
+          f"end to end {cpu:.1f} s CPU, {wall:.1f} s wall = {rows / cpu:,.0f} rounds per CPU second; verdict "
+          f"{result['verdict']}")
+    print(f"columnar floor, pyarrow reading the batches alone: {floor:,.0f} rows per CPU second; the pass is "
+          f"{rows / pass_cpu / json_baseline:,.1f}x the plain json.loads loop; goal 1,000,000 rounds/s: "
+          f"{rows / pass_cpu / 1e6:.2f}x of it per CPU second")
+    print(f"peak memory (maxrss) after the columnar audit: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -118,3 +118,31 @@ def test_bad_columnar_input_names_file_row_and_column(tmp_path):
     path.write_bytes(b"PAR1" + b"\0" * 100)
     with pytest.raises(LogError, match="not a readable Parquet log"):
         audit([path], spec)
+
+
+@pytest.mark.slow
+def test_one_card_dealt_twice_in_a_million_rounds_is_caught(tmp_path):
+    """Issue 12's control: a log of 1,000,000 Caribbean Stud rounds (columnar, fair, spec strategy)
+    in which round 654,321 deals the player's first card to the dealer too: exactly one integrity
+    finding, naming that round and its row; nothing else is found."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from certify.audit.sample import write_stud_columns
+
+    spec = load_spec("caribbean_stud")
+    fair_log, path = tmp_path / "fair.parquet", tmp_path / "log.parquet"
+    write_stud_columns(fair_log, spec, 1_000_000, seed=12)
+    table = pq.read_table(fair_log)
+    row = 654_320
+    dealer = table.column("dealer_cards").to_pylist()
+    dealer[row][0] = table.column("player_cards")[row][0].as_py()
+    index = table.schema.get_field_index("dealer_cards")
+    table = table.set_column(index, "dealer_cards", pa.array(dealer, pa.list_(pa.uint8())))
+    pq.write_table(table.replace_schema_metadata(pq.read_schema(fair_log).metadata), path)
+    result = audit([path], spec)
+    found = result["findings"]["integrity"]
+    assert found["count"] == 1 and found["first"][0]["round"] == 654_321
+    assert "dealt twice in one round" in found["first"][0]["what"]
+    assert found["first"][0]["where"].startswith(f"{path}:654321: ")
+    assert result["findings"]["rules"]["count"] == 0 and result["verdict"] == "FAIL" and result["rounds"] == 10**6

@@ -54,6 +54,7 @@ from certify.audit.rounds import Finding, card_code, compare, feed
 from certify.cards import card_str
 
 KEEP_FINDINGS = 200
+CARD_BLOCK = 4096            # rounds whose cards are tallied at once
 BATCH = 500                  # lines a worker re-settles at once (--jobs)
 DEFAULT_SAMPLE = 1_000_000
 CLASSES = ("integrity", "rules", "decisions")
@@ -194,6 +195,8 @@ class Auditor:
         self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
         self.tally = Tally()
         self.strategy = _strategy(spec)
+        self._pending: dict[int, list[bytes]] = {}       # first deals not yet tallied, by size
+        self._outcome_keys: dict[tuple, tuple | None] = {}
 
     # ------------------------------------------------------------------ one round
     def round(self, record: dict, where: str, examined: "Examined | None" = None) -> None:
@@ -272,26 +275,44 @@ class Auditor:
             t.deck_rows += 1
 
     def _cards(self, record: dict, dealt: list[int]) -> None:
-        t = self.tally
         if not dealt or len(set(dealt)) != len(dealt):
             return
         first = _first_deal(record, dealt)
         if first == 0:
             return
+        pending = self._pending.setdefault(first, [])
+        pending.append(bytes(dealt[:first]))       # tallied a block at a time (numpy per block, not per round)
+        if len(pending) >= CARD_BLOCK:
+            self.flush_cards(first)
+
+    def flush_cards(self, size: int | None = None) -> None:
+        """Tally the rounds' cards still pending (all sizes, or one), in the order read."""
+        for first in [size] if size is not None else list(self._pending):
+            rows = self._pending.pop(first, [])
+            if rows:
+                self.add_cards(np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(-1, first))
+
+    def add_cards(self, block: np.ndarray) -> None:
+        """Card x position of a block of first deals (rows in dealing order), and the battery's
+        sample while it has room (the columnar path tallies its batches here too)."""
+        t = self.tally
+        first = block.shape[1]
         table = t.positions.get(first)
         if table is None:
             table = t.positions[first] = np.zeros((first, 52), dtype=np.int64)
-        row = np.array(dealt[:first], dtype=np.uint8)
-        table[np.arange(first), row] += 1
-        if t.sample_rows < self.sample_limit:
-            t.sample[first].append(row)
-            t.sample_rows += 1
+        table += np.stack([np.bincount(block[:, j], minlength=52) for j in range(first)])
+        room = self.sample_limit - t.sample_rows
+        if room > 0:
+            take = block[:room].astype(np.uint8)
+            t.sample[first].append(take)
+            t.sample_rows += len(take)
 
     def choose_k(self) -> int | None:
         """The positions tested: the smallest first-deal size among those of at least 1% of the
         rounds (seats come and go; the first k cards of every longer deal are a deal of k cards).
         Rounds dealing fewer are left out and counted."""
         t = self.tally
+        self.flush_cards()
         sizes = {k: int(table[0].sum()) for k, table in t.positions.items()}
         total = sum(sizes.values())
         if not total:
@@ -306,6 +327,18 @@ class Auditor:
             self.tally.outcomes[key] += 1
 
     def outcome_key(self, record: dict) -> tuple | None:
+        """``_outcome_key`` remembered by the strings it reads (a few distinct ones in a log)."""
+        raw = (record["outcome"], tuple(a["seat"] if a["type"] == "void_seat" else (a["seat"], a["wager"], a["amount"])
+                                        for a in record["actions"] if a["type"] in ("wager", "void_seat")),
+               tuple(s["seat"] for s in record["seats"]),
+               tuple((e["seat"], e["wager"], e["net"]) for e in record["settlement"]))
+        if raw not in self._outcome_keys:
+            if len(self._outcome_keys) > 100_000:
+                self._outcome_keys.clear()
+            self._outcome_keys[raw] = self._outcome_key(record)
+        return self._outcome_keys[raw]
+
+    def _outcome_key(self, record: dict) -> tuple | None:
         """The first seat with an accepted initial wager: each settled wager's net in units of the
         seat's first wager and of its own amount (which wagers are side bets is the PAR sheet's to
         say, read only when the tests run: a log of free play never needs the sheet)."""
@@ -342,6 +375,7 @@ class Auditor:
     def tests(self) -> dict[str, list]:
         """The card tests (fairness); the math: the dealer's rate (no decision changes it, so it is
         the math a free-play log can be judged on) and the outcomes of the declared rounds."""
+        self.flush_cards()
         return {"fairness": self._fairness(), "math": self._dealer_rates() + self._math()}
 
     def _fairness(self) -> list:

@@ -513,16 +513,7 @@ class _Fast:
             t.free_deviations += expected["deviations"] * n
 
     def cards(self, cards: np.ndarray) -> None:
-        """Card x position and the battery's sample, in row order (the exact path's ``_cards``)."""
-        t = self.auditor.tally
-        if not len(cards):
-            return
-        table = t.positions.get(10)
-        if table is None:
-            table = t.positions[10] = np.zeros((10, 52), np.int64)
-        table += np.stack([np.bincount(cards[:, j], minlength=52) for j in range(10)])
-        room = self.auditor.sample_limit - t.sample_rows
-        if room > 0:
-            take = cards[:room].astype(np.uint8)
-            t.sample[10].append(take)
-            t.sample_rows += len(take)
+        """Card x position and the battery's sample, in row order (the exact path's tally)."""
+        if len(cards):
+            self.auditor.flush_cards()
+            self.auditor.add_cards(cards.astype(np.uint8))
