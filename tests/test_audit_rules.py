@@ -120,3 +120,11 @@ def test_biased_shuffle_is_caught_by_the_card_tests(tmp_path):
     code, data = audit_json(tmp_path, log_of(load_spec(TCP), 400, 99, shuffle=biased), spec=TCP)
     assert code == 1 and clean(data) and data["section_status"]["fairness"] == "fail"
     assert "dealt cards: CardPosition (every round)" in data["family"]["failing"]
+
+
+def test_the_drive_harness_places_only_the_wagers_made_before_the_deal():
+    """certify drive on a rules-model spec: the Ante and the side bet, never the Play (a decision's)."""
+    from certify.audit.drive import Harness
+
+    placed = [w for seed in range(20) for s in Harness(load_spec(TCP), "spec", seed, 2).wagers() for w in s["wagers"]]
+    assert set(placed) == {"ante", "pair_plus"} and placed.count("ante") == 40

@@ -149,6 +149,8 @@ class Harness:
         for seat in range(1, self.seats + 1):
             wagers = {"ante": str(self.spec.wagers["ante"].min)}
             for name, limit in self.spec.wagers.items():
+                if getattr(limit, "made", "side") not in ("unit", "side"):
+                    continue        # a rules-model wager made by a decision (Three Card Poker's Play)
                 if name != "ante" and self.random.random() < 0.5:
                     wagers[name] = str(limit.min)
             out.append({"seat": seat, "wagers": wagers})
