@@ -128,3 +128,24 @@ def test_the_drive_harness_places_only_the_wagers_made_before_the_deal():
 
     placed = [w for seed in range(20) for s in Harness(load_spec(TCP), "spec", seed, 2).wagers() for w in s["wagers"]]
     assert set(placed) == {"ante", "pair_plus"} and placed.count("ante") == 40
+
+
+def test_what_free_play_decisions_cost_against_the_optimal_strategy(tmp_path):
+    """Free play in Three Card Poker: each decision's cost is the optimal option's exact
+    expectation less the chosen one's (given the player's cards), times the Ante. The spec strategy
+    (Q-6-4, the optimal one) played as free play costs nothing; random play costs, every fold of a
+    hand worth playing and every play of a hand worth folding counted."""
+    from fractions import Fraction
+
+    spec = load_spec(TCP)
+    optimal = log_of(spec, 400, 31)
+    for r in optimal:
+        r["strategy"] = "free"
+    _, data = audit_json(tmp_path, optimal, spec=TCP)
+    cost = data["math"]["free_play_decision_cost"]
+    assert cost["decisions"] == 800 and cost["below the optimal option"] == 0 and Fraction(cost["expected cost, exact"]) == 0
+    _, data = audit_json(tmp_path, log_of(spec, 400, 31, play="random"), spec=TCP)
+    cost = data["math"]["free_play_decision_cost"]
+    assert cost["decisions"] == 800 and 0 < cost["below the optimal option"] <= data["math"][
+        "free_play_deviations_from_spec_strategy"]
+    assert Fraction(cost["expected cost, exact"]) > 0 and "side bets not counted" in cost["looked_at"]

@@ -77,6 +77,8 @@ class Tally:
     deck_rows: int = 0
     declared: int = 0                         # rounds that declare the spec strategy
     free_rounds: int = 0                      # rounds that declare none (free play)
+    choices: Counter = field(default_factory=Counter)    # free play, rules model: (cards, option) -> Antes wagered
+    choice_count: Counter = field(default_factory=Counter)   # ... -> decisions
     decisions: int = 0
     free_deviations: int = 0                  # free play: decisions other than the spec strategy's
     outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
@@ -117,6 +119,7 @@ class Examined:
     decisions: int
     settled: bool
     dealer: tuple[str, bool] | None = None    # the rules' reveal: ("qualifies" | "stands", met or not)
+    choices: tuple = ()                       # rules model: (cards, option, unit wager) per decision
 
 
 def examine(spec, strategy, record: dict, where: str) -> Examined:
@@ -124,7 +127,8 @@ def examine(spec, strategy, record: dict, where: str) -> Examined:
     findings = list(fed.findings)
     if fed.round is not None:
         findings += compare(spec, record, fed, f"{where}: ")
-    return Examined(findings, fed.dealt, fed.decisions, fed.round is not None, _dealer_flag(fed.round))
+    return Examined(findings, fed.dealt, fed.decisions, fed.round is not None, _dealer_flag(fed.round),
+                    tuple(fed.choices))
 
 
 # The engines' reveal event says whether the dealer's first five cards met the spec's threshold;
@@ -227,6 +231,10 @@ class Auditor:
         if examined.settled and declared:
             t.declared += 1
             self._outcome(record)
+        if not declared:
+            for cards, option, unit in examined.choices:
+                t.choices[(cards, option)] += Decimal(unit) if unit is not None else Decimal(0)
+                t.choice_count[(cards, option)] += 1
 
     def _sequence(self, record: dict, where: str) -> None:
         t = self.tally
@@ -443,7 +451,9 @@ class Auditor:
             for net, n in observed.items():
                 if net in cells:
                     counts[net] += n
-                elif METER_CELL in cells and net > max((k for k in cells if k != METER_CELL), default=net):
+                elif METER_CELL in cells and net > 0:
+                    # paid from the meter: the amount follows the meter, which falls with each award
+                    # (a share below the fixed pays once it has fallen far enough), so any other win
                     counts[METER_CELL] += n
                 else:
                     unknown[net] += n
@@ -469,6 +479,45 @@ class Auditor:
                                             np.array([float(k) for k in keys]), float(wager.expected_return),
                                             wager.std_dev, alpha=self.alpha, name=name + "RTP"))
         return out
+
+    def decision_cost(self) -> dict | None:
+        """What the free-play decisions cost against the optimal strategy, where the analysis gives
+        each option's exact expectation given the player's cards (rules-model games with no dealer
+        card face up: ``certify.rules.analysis.count`` counts the dealer's hands left): per decision
+        the best option's expectation less the chosen one's, in units of the Ante, times the Ante.
+        The main game only (a side bet lost on a fold is not counted). Reported, not judged."""
+        t = self.tally
+        if not t.choices or self.spec.family != "rules":
+            return None
+        from certify.rules.analysis import count, one_decision
+
+        rules = one_decision(self.spec)
+        if rules.up:
+            return None          # the decision sees an up card: the value per up card is not kept
+        hands = sorted({cards for cards, _ in t.choices})
+        counts = count(self.spec, classes=np.array(hands, dtype=np.int64))
+        cells = counts.acc_best.sum(axis=1)
+        names = [o.name for o in rules.options]
+        values = {}
+        for i, cards in enumerate(hands):
+            category = int(counts.category[i])
+            values[cards] = [sum((int(cells[i][c]) * rules.nets[o][c][category] for c in range(4)), Fraction(0))
+                             / counts.hidden for o in range(len(names))]
+        cost, worse, decisions = Fraction(0), 0, 0
+        for (cards, option), units in t.choices.items():
+            if option not in names:
+                continue
+            ev = values[cards]
+            loss = max(ev) - ev[names.index(option)]
+            n = t.choice_count[(cards, option)]
+            decisions += n
+            cost += loss * Fraction(units)
+            worse += n if loss > 0 else 0
+        return {"looked_at": "the main game's exact expectation of each option given the player's cards, over "
+                             "the dealer's hands left; side bets not counted",
+                "decisions": decisions, "below the optimal option": worse,
+                "expected cost": str(Decimal(cost.numerator) / Decimal(cost.denominator))[:20],
+                "expected cost, exact": str(cost)}
 
     # ------------------------------------------------------------------ the results
     def results(self, files: list[LogFile]) -> dict[str, Any]:
@@ -505,7 +554,8 @@ class Auditor:
             "math": {"declared_rounds": t.declared, "free_play_rounds": t.free_rounds, "par_sheet": getattr(self.sheet, "spec", None) and
                      self.sheet.spec, "tests": [r.to_dict() for r in tests["math"]],
                      "free_play_decisions": t.decisions if not t.declared else None,
-                     "free_play_deviations_from_spec_strategy": t.free_deviations},
+                     "free_play_deviations_from_spec_strategy": t.free_deviations,
+                     "free_play_decision_cost": self.decision_cost()},
             "family": None if family is None else family.to_dict(),
             "confirmation": None if confirmed is None else confirmed.to_dict(),
             "exact_failures": exact_fail,
