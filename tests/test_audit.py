@@ -547,3 +547,25 @@ def test_cards_dealt_one_at_a_time_round_the_table(tmp_path):
         r["actions"] = rest[:at] + one_by_one + rest[at:]
     code, data = audit_json(tmp_path, recs)
     assert code == 0 and data["rounds"] == len(recs)
+
+
+def test_a_meter_award_below_the_stake_is_the_meter_cell(golden_sheet):
+    """Caribbean Stud's meter falls with each straight flush (10% of it) until a royal resets it:
+    far enough down, an award is below the fixed pays and even below the stake. Such a net is the
+    progressive's meter cell, never a net missing from the return table (a fair 10-million-round
+    log failed on this)."""
+    from fractions import Fraction
+
+    from certify.audit.audit import METER_CELL, Auditor
+
+    spec = load_spec("caribbean_stud")
+    auditor = Auditor(spec, golden_sheet("caribbean_stud"))
+    lost = (("ante", Fraction(-1), Fraction(-1)), ("progressive", Fraction(-1), Fraction(-1)))
+    award = (("ante", Fraction(1), Fraction(1)), ("bet", Fraction(2), Fraction(1)),
+             ("progressive", Fraction(-3, 10), Fraction(-3, 10)))
+    auditor.tally.outcomes.update({lost: 999, award: 1})
+    tests = {t.name: t for t in auditor._math()}
+    assert "progressive: nets in the return table" not in tests
+    chi = tests["progressive: outcome frequencies"]
+    labels = chi.details["labels"]
+    assert chi.details["observed"][labels.index(f"net {METER_CELL}")] == 1

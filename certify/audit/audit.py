@@ -451,9 +451,10 @@ class Auditor:
             for net, n in observed.items():
                 if net in cells:
                     counts[net] += n
-                elif METER_CELL in cells and net > 0:
-                    # paid from the meter: the amount follows the meter, which falls with each award
-                    # (a share below the fixed pays once it has fallen far enough), so any other win
+                elif METER_CELL in cells:
+                    # paid from the meter: the award follows the meter, which falls with each award
+                    # (below the fixed pays, even below the stake, once it has fallen far enough):
+                    # any net that is not a fixed pay
                     counts[METER_CELL] += n
                 else:
                     unknown[net] += n

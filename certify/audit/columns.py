@@ -195,8 +195,7 @@ class _Batch:
         for name in names:
             if name.startswith(("wager_", "net_")) or name in ("meter_before", "meter_after"):
                 column = batch.column(name)
-                cents = pc.cast(pc.multiply(column, pa.scalar(CENTS, pa.decimal128(5, 0))), pa.int64())
-                self.money[name] = (cents.fill_null(0).to_numpy(), column.is_null().to_numpy(zero_copy_only=False))
+                self.money[name] = (self._cents(name, column), column.is_null().to_numpy(zero_copy_only=False))
         self.wagers = [n for n in names if n.startswith("wager_")]
         self.nets = [n for n in names if n.startswith("net_")]
         self.cards = {}
@@ -205,6 +204,18 @@ class _Batch:
             lengths = pc.list_value_length(column).to_numpy()
             flat = pc.list_flatten(column).to_numpy()
             self.cards[name] = (lengths, flat, np.concatenate([[0], np.cumsum(lengths)]))
+
+    def _cents(self, name: str, column) -> np.ndarray:
+        """A decimal(p, 2) column as int64 cents, read from its buffer: a decimal128 value is the
+        unscaled integer (the cents) in 16 little-endian bytes; one past int64 is refused."""
+        words = np.frombuffer(column.buffers()[1], dtype=np.int64)
+        words = words[2 * column.offset: 2 * (column.offset + len(column))]
+        low, high = words[0::2], words[1::2]
+        null = column.is_null().to_numpy(zero_copy_only=False)
+        bad = np.flatnonzero(~null & (high != (low >> 63)))
+        if len(bad):
+            _fail(self.where(int(bad[0])), name, "expected an amount within 64 bits of cents")
+        return np.where(null, 0, low)
 
     def where(self, row: int) -> str:
         return f"{self.path}:{self.first + row}"
@@ -423,13 +434,16 @@ class _Fast:
         exact = ~common
         if not len(rows):
             return exact, valid, cards
-        pv = rank_batch(cards[rows, :5])
-        dv = rank_batch(cards[rows, 5:])
+        pv = rank_batch(cards[rows, :5], parallel=True)
+        dv = rank_batch(cards[rows, 5:], parallel=True)
         decision = b.decision[rows]                    # 0 fold, 1 bet
         values, back = np.unique(dv, return_inverse=True)
         qualifies = np.array([self._qualifies(int(v)) for v in values], np.int64)[back.reshape(-1)]
         values, first, back = np.unique(pv, return_index=True, return_inverse=True)
-        want_bet = np.array([self._want(int(v), cards[rows[i]]) for v, i in zip(values, first)], np.int64)
+        for v, i in zip(values, first):
+            if int(v) not in self.want:
+                self._want(int(v), cards[rows[i]])
+        want_bet = np.fromiter((self.want[v] == "bet" for v in values.tolist()), np.int64, len(values))
         deviates = want_bet[back.reshape(-1)] != decision
         lockout = (b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False)[rows]
                    if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
