@@ -175,9 +175,49 @@ def compression_g(z, d, num_blocks, log2_hi, log2_lo):
 # ---------------------------------------------------------------- predictors (6.3.7 - 6.3.10)
 
 @nb.njit(cache=True, nogil=True)
+def _binary_mcw(s, windows):
+    """6.3.7 on bits with odd windows: a full window of odd length has a unique most common value
+    (its majority), so each window is a running count of ones and no tie rule is needed. Every
+    window predicts only once it is full, as in ``multi_mcw``."""
+    nw = windows.size
+    L = s.size
+    ones = np.zeros(nw, dtype=np.int64)
+    for j in range(nw):
+        for t in range(windows[j]):
+            ones[j] += s[t]
+    score = np.zeros(nw, dtype=np.int64)
+    winner = 0
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(windows[0], L):
+        x = np.int64(s[i])
+        if np.int64(2 * ones[winner] > windows[winner]) == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        for j in range(nw):
+            if i >= windows[j]:
+                if np.int64(2 * ones[j] > windows[j]) == x:
+                    score[j] += 1
+                    if score[j] >= score[winner]:
+                        winner = j
+                ones[j] += x - np.int64(s[i - windows[j]])
+    return c, L - windows[0], best_run
+
+
+@nb.njit(cache=True, nogil=True)
 def multi_mcw(s, k, windows):
     """6.3.7 MultiMCW: returns (C, N, longest run of correct predictions)."""
     nw = windows.size
+    odd = True
+    for j in range(nw):
+        odd = odd and windows[j] % 2 == 1
+    if k == 2 and odd:
+        return _binary_mcw(s, windows)
     L = s.size
     wmax = windows[nw - 1]
     counts = np.zeros((nw, k), dtype=np.int64)
