@@ -1,10 +1,11 @@
 """Benchmark the SP 800-90B assessment against the NIST SP800-90B_EntropyAssessment tool.
 
-    /work/venv/bin/python bench/entropy.py [--samples N] [--skip-iid]
+    /work/venv/bin/python bench/entropy.py [--samples N] [--skip-iid] [--skip-non-iid]
 
 The non-IID track on 1,000,000 8-bit samples (the ten estimators on the samples and on the
 8,000,000-bit bitstring) and the IID track (its 10,000-permutation tests, 5.2 tests and MCV)
-on 1,000,000 8-bit samples of a fair source, each timed per estimator. The NIST C++ tool
+on 1,000,000 8-bit samples of a fair source, each timed per estimator, then the IID track part by
+part (one bzip2 call, one shuffle, each statistic, and how many of each it needed). The NIST C++ tool
 (built with -O2) takes about 14 s (ea_non_iid) and 7 s (ea_iid) for these on a 2-core machine;
 the goal is ten times faster for the same answers. Timings print CPU time (this process and its
 threads) beside wall time: the machine is shared, so wall time also counts other processes.
@@ -55,6 +56,41 @@ def per_estimator(symbols, k, width, prefix, rows):
     timed(f"{prefix} LZ78Y", lambda: E.lz78y(s, k), rows)
 
 
+def iid_costs(samples, perm):
+    """What one IID track costs, part by part: a bzip2 call (5.1.11, libbzip2), a shuffle, and
+    each statistic on one arrangement; and how many of each the run needed."""
+    import bz2
+
+    from certify.stats.sp800_90b import _iid_kernels as K
+    from certify.stats.sp800_90b.iid import baseline, sample_values
+
+    data = np.ascontiguousarray(samples.symbols)
+    values, k = sample_values(samples), samples.alphabet_size
+    mean, median = baseline(samples)
+
+    def cpu_ms(work, reps):
+        start = time.process_time()
+        for _ in range(reps):
+            work()
+        return (time.process_time() - start) / reps * 1e3
+
+    text = K.decimal_text(np.ascontiguousarray(samples.raw))
+    arrangement, state = data.copy(), K.seed_state(np.uint64(1), 0)
+    bzip2_calls = 1 + max(r["C0_greater"] + r["C1_equal"] + r["C2_less"] for r in perm["statistics"][18:])
+    print(f"\nIID track, part by part (CPU, one thread): bzip2 of the {len(text):,}-byte decimal text "
+          f"{cpu_ms(lambda: bz2.compress(text, 5), 3):.0f} ms a call x {bzip2_calls} calls (the data and the "
+          f"permutations until compression was decided); shuffle {cpu_ms(lambda: K.shuffle(arrangement, state), 20):.2f} "
+          f"ms a permutation x {perm['permutations_run']}")
+    out = np.zeros(K.N_STATS)
+    for j, name in enumerate(K.STAT_NAMES[:18]):
+        active = np.zeros(K.N_STATS, dtype=np.bool_)
+        active[j] = True
+        row = perm["statistics"][j]
+        used = row["C0_greater"] + row["C1_equal"] + row["C2_less"]
+        print(f"  {name:<24} {cpu_ms(lambda: K.statistics(arrangement, values, k, mean, median, active, out), 20):6.2f}"
+              f" ms a permutation x {used}")
+
+
 def report(title, rows, nist_seconds):
     print(f"\n{title}")
     for label, cpu, wall in rows:
@@ -96,6 +132,7 @@ def main() -> None:
         report(f"IID track: {perm['permutations_run']} permutations (stops when every statistic is decided; the "
                f"last: {last['statistic']}), {perm['permutations_run'] and rows[-1][1] / perm['permutations_run'] * 1e3:.1f} "
                f"ms CPU per permutation, passed {iid.passed}, H {iid.min_entropy:.6f}", rows, NIST_IID_SECONDS)
+        iid_costs(samples, perm)
 
 
 if __name__ == "__main__":

@@ -182,6 +182,21 @@ def test_lag_counts_match_the_document_steps(depth):
             assert K.lag(s, depth, True) == ref_lag(s, depth)
 
 
+def test_binary_lag_and_mcw_fast_paths_match_the_document_steps_on_long_inputs():
+    """The 64-steps-at-a-time lag kernel (lags that cannot catch the winner inside a block skip
+    its steps) and the running-majority MultiMCW of odd windows, on bitstrings long enough for many
+    blocks: fair, dependent, periodic (every lag tied) and constant."""
+    rng = np.random.default_rng(90)
+    n = 2000
+    cases = [rng.integers(0, 2, size=n), np.cumsum(rng.random(n) < 0.15) % 2,
+             np.resize(rng.integers(0, 2, size=37), n), np.resize([0, 1], n), np.ones(n)]
+    windows = np.array([15, 63, 255], dtype=np.int64)
+    for s in cases:
+        s = np.asarray(s, dtype=np.uint8)
+        assert K.lag(s, 128, True) == ref_lag(s, 128)
+        assert K.multi_mcw(s, 2, windows) == ref_mcw(s, 2, (15, 63, 255))
+
+
 @pytest.mark.parametrize("depth,cap", [(3, 1000), (16, 100_000), (4, 12)])
 def test_multi_mmc_counts_match_the_document_steps(depth, cap):
     for k, s in _inputs(60, seed=13):

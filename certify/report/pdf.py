@@ -254,7 +254,8 @@ def _key_figures(key: str, sec: dict | None) -> str:
         return f"{len(sec['scenarios'])} scenarios, {failed} failed."
     if key == "entropy":
         if sec["status"] != PASS:
-            return f"{sec['track']} track: no min-entropy assessed ({'; '.join(sec['reasons']) or 'see section 5'})."
+            return (f"{sec['track']} track: no min-entropy assessed "
+                    f"({'; '.join(sec['reasons']) or 'see the SP 800-90B section'}).")
         return (f"{sec['track']} track, {sec['samples']:,} samples of {sec['bits_per_symbol']} bit(s): assessed "
                 f"min-entropy {sec['assessed_min_entropy']:.6f} bits per sample.")
     return ""
@@ -266,8 +267,10 @@ def _scope(c: dict) -> list:
         "This report covers the software identified in section 3, byte for byte. Any change to any of "
         "those files, to the spec or to the fixtures is a different build that this report does not cover.",
         "The RNG was evaluated as software (a deterministic random bit generator seeded from the operating "
-        "system's entropy source). The physical entropy source itself was not assessed (no SP 800-90B "
-        "entropy estimation of the noise source).",
+        "system's entropy source). " + ("The noise source's samples were assessed as "
+                                        "SP 800-90B prescribes (section 11)." if c["sections"].get("entropy") else
+                                        "The physical entropy source itself was not assessed (no SP 800-90B "
+                                        "entropy estimation of the noise source)."),
         "Statistical tests bound, but cannot exclude, a defect: each has the stated significance level and "
         "sample size. Simulated figures are given with their confidence intervals.",
         "The game was evaluated from its spec and the engine in this suite; the behaviour of a deployed "
@@ -767,12 +770,17 @@ def _entropy_scope(c: dict) -> list:
     return [Paragraph("2. Scope and limitations", S["h1"])] + [P("\u2022 " + i, "body") for i in items]
 
 
+def _fmt_h(x: Any) -> str:
+    """A min-entropy in bits, to the six decimals the NIST tool and ``certify entropy`` print."""
+    return f"{x:.6f}" if isinstance(x, (int, float)) and not isinstance(x, bool) else "-"
+
+
 def _estimate_rows(sec: dict) -> list[list]:
     rows = [_header_row("Estimator", "Section", "Data", "Min-entropy", "Intermediate values")]
     for data, estimates in (("samples", sec["literal"]), ("bitstring", sec["bitstring"])):
         for e in estimates:
             shown = ", ".join(f"{k} = {_fmt_num(v)}" for k, v in e["details"].items() if _is_scalar(v))
-            rows.append([P(e["name"], "cellb"), P(e["section"]), P(data), P(_fmt_num(e["min_entropy"])),
+            rows.append([P(e["name"], "cellb"), P(e["section"]), P(data), P(_fmt_h(e["min_entropy"])),
                          Paragraph(_t(shown or e["note"] or "-"), S["wrap"])])
     return rows
 
@@ -782,9 +790,11 @@ def _iid_rows(sec: dict) -> list[list]:
     for t in sec.get("tests", []):
         d = t["details"]
         if t["name"] == "Permutation tests":
-            figures = (f"{d['permutations_run']:,} permutations (seed {d['seed']}); "
-                       + "; ".join(f"{r['statistic']}: {r['C0_greater']}/{r['C1_equal']}/{r['C2_less']}"
-                                   for r in d["statistics"]) + " (permutations above / equal / below the data)")
+            failing = d.get("failing") or []
+            figures = (f"{d['permutations_run']:,} permutations (seed {d['seed']}), each statistic counted until "
+                       "the data's value was exceeded and undercut (a tie counts both ways) more than five times; "
+                       + (f"undecided, so failing: {', '.join(failing)}" if failing else
+                          "all 19 statistics decided") + " (the table below)")
         else:
             figures = ", ".join(f"{k} = {_fmt_num(v)}" for k, v in d.items() if _is_scalar(v))
         rows.append([P(t["name"], "cellb"), P(t["section"]), _status_para(PASS if t["passed"] else FAIL),
@@ -792,33 +802,60 @@ def _iid_rows(sec: dict) -> list[list]:
     return rows
 
 
+def _restart_rows(valid: dict) -> list[list]:
+    """Each estimator's min-entropy on the row and the column dataset of the restart matrix."""
+    rows = [_header_row("Estimator (restart validation, 3.1.4.2)", "Row dataset", "Column dataset")]
+    for r, col in zip(valid["rows"], valid["columns"]):
+        rows.append([P(f"{r['name']} ({r['section']})", "cellb"), P(_fmt_h(r["min_entropy"])),
+                     P(_fmt_h(col["min_entropy"]))])
+    return rows
+
+
+def _permutation_rows(details: dict) -> list[list]:
+    """5.1: each statistic's value on the data and the permutations above / equal / below it."""
+    rows = [_header_row("Statistic (5.1)", "Value of the data", "Above", "Equal", "Below", "Verdict")]
+    for r in details["statistics"]:
+        rows.append([P(r["statistic"], "cellb"), P(_fmt_num(r["value"], 10)), P(f"{r['C0_greater']:,}"),
+                     P(f"{r['C1_equal']:,}"), P(f"{r['C2_less']:,}"), _status_para(PASS if r["passed"] else FAIL)])
+    return rows
+
+
 def _entropy_results(c: dict, number: int) -> list:
     sec = c["sections"]["entropy"]
     k = sec["bits_per_symbol"]
     out: list = [Paragraph(f"{number}. Entropy-source assessment (SP 800-90B)", S["h1"]),
-                 Paragraph(f"Section verdict: {_status_markup(sec['status'])}", S["body"])]
+                 Paragraph(f"Section verdict: {_status_markup(sec['status'])}", S["body"]),
+                 _kv_table([("Sample file", Paragraph(_t(sec["file"]), S["wrap"])),
+                            ("SHA-256", Paragraph(_t(sec["sha256"]), S["mono"])),
+                            ("Samples", f"{sec['samples']:,} ({sec['format']}, {k} bit(s) each, "
+                                        f"{sec['alphabet_size']} distinct values); {sec['track']} track")], 150)]
     if sec.get("tests"):
         out += [Paragraph("IID tests (5.1, 5.2)", S["h2"]), _table(_iid_rows(sec), [105, 40, 40, BODY_W - 185])]
+        permutation = next((t["details"] for t in sec["tests"] if t["name"] == "Permutation tests"), None)
+        if permutation and permutation.get("statistics"):
+            out += [Spacer(1, 4), _table(_permutation_rows(permutation), [140, BODY_W - 380, 55, 55, 55, 75])]
     out += [Paragraph("Estimators (the samples as ranks of the values present; the bitstring MSB first, 3.1.3)",
                       S["h2"]), _table(_estimate_rows(sec), [105, 38, 50, 55, BODY_W - 248])]
-    pairs = [("H_original (smallest estimate on the samples, at most K)", _fmt_num(sec["H_original"]))]
+    pairs = [("H_original (smallest estimate on the samples, at most K)", _fmt_h(sec["H_original"]))]
     if sec.get("H_bitstring") is not None:
-        pairs += [("H_bitstring (smallest estimate per bit, at most 1)", _fmt_num(sec["H_bitstring"])),
-                  (f"min(H_original, {k} x H_bitstring)", _fmt_num(sec["min_entropy"]))]
+        pairs += [("H_bitstring (smallest estimate per bit, at most 1)", _fmt_h(sec["H_bitstring"])),
+                  (f"min(H_original, {k} x H_bitstring)", _fmt_h(sec["min_entropy"]))]
     out += [Paragraph("Initial entropy estimate (3.1.3)", S["h2"]), _kv_table(pairs, 260)]
     restart = sec.get("restart")
     if restart:
         sanity, valid = restart["sanity_check"], restart["validation"]
         rpairs = [("Restart matrix", f"{restart['file']} (1000 restarts x 1000 samples)"),
-                  ("H_I", _fmt_num(restart["H_I"])),
+                  ("H_I", _fmt_h(restart["H_I"])),
                   ("Sanity check (3.1.4.3)", f"{'pass' if sanity['passed'] else 'FAIL'}: largest count of one value "
                                              f"in a row or column X_max = {sanity['X_max']}, cutoff "
                                              f"{sanity['cutoff']} (alpha {sanity['alpha']:.4g})")]
         if valid["passed"] is not None:
             rpairs.append(("Validation (3.1.4.2)", f"{'pass' if valid['passed'] else 'FAIL'}: H_r = "
-                                                   f"{_fmt_num(valid['H_r'])}, H_c = {_fmt_num(valid['H_c'])}, "
+                                                   f"{_fmt_h(valid['H_r'])}, H_c = {_fmt_h(valid['H_c'])}, "
                                                    "pass when min(H_r, H_c) >= H_I / 2"))
         out += [Paragraph("Restart tests (3.1.4)", S["h2"]), _kv_table(rpairs, 150)]
+        if valid.get("rows"):
+            out += [Spacer(1, 4), _table(_restart_rows(valid), [BODY_W - 200, 100, 100])]
     out.append(Paragraph("Assessed min-entropy and health-test cutoffs", S["h2"]))
     if sec["status"] == PASS:
         out.append(P(f"Assessed min-entropy: {sec['assessed_min_entropy']:.6f} bits per sample"
@@ -996,9 +1033,11 @@ def build_story(content: dict) -> list:
         return _entropy_story(content)
     if is_audit_report(content):
         return _audit_story(content)
+    # an optional entropy-source assessment gets its own numbered section before the findings
+    entropy = 1 if content["sections"].get("entropy") else 0
     story: list = []
     story += _certificate(content)
-    story += [PageBreakIfNotEmpty()] + _summary(content) + _scope(content)
+    story += [PageBreakIfNotEmpty()] + _summary(content, findings_number=11 + entropy) + _scope(content)
     story += [PageBreakIfNotEmpty()] + _software(content)
     story += [PageBreakIfNotEmpty()] + _descriptions(content) + _methodology(content)
     story += [PageBreakIfNotEmpty()] + _test_section(content, "rng", 6, "RNG results")
@@ -1006,8 +1045,10 @@ def build_story(content: dict) -> list:
     story += [PageBreakIfNotEmpty()] + _par_sheet(content)
     story += [PageBreakIfNotEmpty()] + _simulation(content)
     story += [PageBreakIfNotEmpty()] + _procedures(content)
-    story += [CondPageBreak(150)] + _findings(content)
-    story += [NextPageTemplate("signature"), PageBreak(), KeepTogether(_signatures(content))]
+    if entropy:
+        story += [PageBreakIfNotEmpty()] + _entropy_results(content, 11)
+    story += [CondPageBreak(150)] + _findings(content, 11 + entropy)
+    story += [NextPageTemplate("signature"), PageBreak(), KeepTogether(_signatures(content, 12 + entropy))]
     return story
 
 

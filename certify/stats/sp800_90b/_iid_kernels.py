@@ -158,48 +158,41 @@ def statistics(data, values, k, raw_mean, median, active, out):
         out[0] = best
     c1 = _conversion1(data) if binary else data
     if active[1] or active[2] or active[3]:
+        # the up/down sequence of consecutive samples (a tie counts as up): its runs, longest run
+        # and ups; branch-free, since the direction is a coin toss for IID data
         m = c1.size
-        runs = 1 if m - 1 > 0 else 0
-        longest = 0
-        run = 1
         ups = 0
-        prev = 0
-        for i in range(m - 1):
-            cur = -1 if c1[i] > c1[i + 1] else 1
-            if cur == 1:
-                ups += 1
-            if i > 0:
-                if cur != prev:
-                    runs += 1
-                    if run > longest:
-                        longest = run
-                    run = 1
-                else:
-                    run += 1
-            prev = cur
-        if run > longest:
-            longest = run
+        runs = 1 if m - 1 > 0 else 0
+        longest = 1
+        if m > 1:
+            prev = np.int64(c1[0] <= c1[1])
+            ups = prev
+            run = 1
+            for i in range(1, m - 1):
+                up = np.int64(c1[i] <= c1[i + 1])
+                ups += up
+                change = up ^ prev
+                runs += change
+                run = (run + 1) * (1 - change) + change
+                longest = max(longest, run)
+                prev = up
         out[1] = runs
         out[2] = longest
         out[3] = max(ups, (m - 1) - ups)
     if active[4] or active[5]:
+        # runs of samples below / not below the median, branch-free as above
         med = 0.5 if binary else median
         runs = 1 if n > 0 else 0
-        longest = 0
+        longest = 1
         run = 1
-        prev = -1 if data[0] < med else 1
+        prev = np.int64(data[0] < med)
         for i in range(1, n):
-            cur = -1 if data[i] < med else 1
-            if cur != prev:
-                runs += 1
-                if run > longest:
-                    longest = run
-                run = 1
-            else:
-                run += 1
-            prev = cur
-        if run > longest:
-            longest = run
+            below = np.int64(data[i] < med)
+            change = below ^ prev
+            runs += change
+            run = (run + 1) * (1 - change) + change
+            longest = max(longest, run)
+            prev = below
         out[4] = runs
         out[5] = longest
     if active[6] or active[7]:

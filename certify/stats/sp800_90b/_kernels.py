@@ -27,6 +27,17 @@ def _cttz(typingctx, x):
     return sig, codegen
 
 
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64 (LLVM ctpop)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
 @nb.njit(cache=True, nogil=True)
 def collision_walk(bits):
     """6.3.2 steps 1-2 on a bitstring: v collisions, sum of t_i and sum of t_i^2."""
@@ -164,9 +175,49 @@ def compression_g(z, d, num_blocks, log2_hi, log2_lo):
 # ---------------------------------------------------------------- predictors (6.3.7 - 6.3.10)
 
 @nb.njit(cache=True, nogil=True)
+def _binary_mcw(s, windows):
+    """6.3.7 on bits with odd windows: a full window of odd length has a unique most common value
+    (its majority), so each window is a running count of ones and no tie rule is needed. Every
+    window predicts only once it is full, as in ``multi_mcw``."""
+    nw = windows.size
+    L = s.size
+    ones = np.zeros(nw, dtype=np.int64)
+    for j in range(nw):
+        for t in range(windows[j]):
+            ones[j] += s[t]
+    score = np.zeros(nw, dtype=np.int64)
+    winner = 0
+    c = 0
+    run = 0
+    best_run = 0
+    for i in range(windows[0], L):
+        x = np.int64(s[i])
+        if np.int64(2 * ones[winner] > windows[winner]) == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        for j in range(nw):
+            if i >= windows[j]:
+                if np.int64(2 * ones[j] > windows[j]) == x:
+                    score[j] += 1
+                    if score[j] >= score[winner]:
+                        winner = j
+                ones[j] += x - np.int64(s[i - windows[j]])
+    return c, L - windows[0], best_run
+
+
+@nb.njit(cache=True, nogil=True)
 def multi_mcw(s, k, windows):
     """6.3.7 MultiMCW: returns (C, N, longest run of correct predictions)."""
     nw = windows.size
+    odd = True
+    for j in range(nw):
+        odd = odd and windows[j] % 2 == 1
+    if k == 2 and odd:
+        return _binary_mcw(s, windows)
     L = s.size
     wmax = windows[nw - 1]
     counts = np.zeros((nw, k), dtype=np.int64)
@@ -221,22 +272,35 @@ def multi_mcw(s, k, windows):
     return c, L - windows[0], best_run
 
 
+@nb.njit(inline="always")
+def _bits64(words, p):
+    """Bits p .. p+63 of the packed bitstring (bit t of the result is bit p+t)."""
+    q = p >> 6
+    r = np.uint64(p & 63)
+    if r == 0:
+        return words[q]
+    return (words[q] >> r) | (words[q + 1] << (np.uint64(64) - r))
+
+
 @nb.njit(cache=True, nogil=True)
 def _binary_lag(s):
-    """6.3.8 on bits with D = 128: the last 128 bits as two words (bit d-1 = s[i-d]), so the lags
-    that predicted s[i] are the set bits of (history XNOR s[i]), visited in increasing lag."""
+    """6.3.8 on bits with D = 128, 64 predictions at a time.
+
+    A block of 64 steps gets, for every lag d, the word of its agreements s[i] == s[i-d] (two
+    packed-bit windows XNORed). The best score so far (the winner's) never falls, so a lag whose
+    score plus its agreements in the block stays below the winner's score at the block's start
+    cannot become the winner inside the block: its agreements are added at the end. Only the
+    other lags (usually a handful) are stepped one prediction at a time, in increasing lag with
+    the document's ">=" rule, so every count is that of the one-step-at-a-time scan."""
     L = s.size
-    score = np.zeros(129, dtype=np.int64)
+    depth = 128
+    score = np.zeros(depth + 1, dtype=np.int64)
     winner = 1
     c = 0
     run = 0
     best_run = 0
-    h0 = np.uint64(0)
-    h1 = np.uint64(0)
-    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
-    one = np.uint64(1)
-    h0 = np.uint64(s[0])
-    for i in range(1, L):
+    head = min(L, depth)
+    for i in range(1, head):   # not every lag has a sample behind it yet
         x = s[i]
         if s[i - winner] == x:
             c += 1
@@ -245,31 +309,51 @@ def _binary_lag(s):
                 best_run = run
         else:
             run = 0
-        valid0 = ones if i >= 64 else (one << np.uint64(i)) - one
-        valid1 = ones if i >= 128 else (((one << np.uint64(i - 64)) - one) if i > 64 else np.uint64(0))
-        if x:
-            m0 = h0 & valid0
-            m1 = h1 & valid1
-        else:
-            m0 = ~h0 & valid0
-            m1 = ~h1 & valid1
-        top = score[winner]
-        while m0:
-            d = np.int64(_cttz(m0)) + 1
-            score[d] += 1
-            if score[d] >= top:
-                winner = d
-                top = score[d]
-            m0 &= m0 - one
-        while m1:
-            d = np.int64(_cttz(m1)) + 65
-            score[d] += 1
-            if score[d] >= top:
-                winner = d
-                top = score[d]
-            m1 &= m1 - one
-        h1 = (h1 << one) | (h0 >> np.uint64(63))
-        h0 = (h0 << one) | np.uint64(x)
+        for d in range(1, i + 1):
+            if s[i - d] == x:
+                score[d] += 1
+                if score[d] >= score[winner]:
+                    winner = d
+    if L <= depth:
+        return c, L - 1, best_run
+    words = np.zeros((L + 63) // 64 + 2, dtype=np.uint64)
+    for i in range(L):
+        words[i >> 6] |= np.uint64(s[i] & 1) << np.uint64(i & 63)
+    agree = np.zeros(depth + 1, dtype=np.uint64)
+    cand = np.zeros(depth, dtype=np.int64)
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    one = np.uint64(1)
+    for i0 in range(depth, L, 64):
+        width = min(64, L - i0)
+        block = ones if width == 64 else (one << np.uint64(width)) - one
+        now = _bits64(words, i0)
+        floor = score[winner]
+        nc = 0
+        for d in range(1, depth + 1):
+            a = ~(now ^ _bits64(words, i0 - d)) & block
+            agree[d] = a
+            if score[d] + np.int64(_popcount(a)) >= floor:
+                cand[nc] = d
+                nc += 1
+            else:
+                score[d] += np.int64(_popcount(a))
+        for t in range(width):
+            bit = np.uint64(t)
+            if (agree[winner] >> bit) & one:
+                c += 1
+                run += 1
+                if run > best_run:
+                    best_run = run
+            else:
+                run = 0
+            top = score[winner]
+            for j in range(nc):
+                d = cand[j]
+                if (agree[d] >> bit) & one:
+                    score[d] += 1
+                    if score[d] >= top:
+                        winner = d
+                        top = score[d]
     return c, L - 1, best_run
 
 
@@ -321,19 +405,19 @@ def _mix(a, b, c):
 
 
 @nb.njit(cache=True, nogil=True)
-def _grow_pairs(qk, qv):
-    cap = qk.size * 2
-    nk = np.full(cap, _EMPTY, dtype=np.uint64)
-    nv = np.zeros(cap, dtype=np.int64)
-    mask = np.uint64(cap - 1)
-    for t in range(qk.size):
-        if qk[t] != _EMPTY:
-            h = _mix(qk[t], np.uint64(7), np.uint64(11)) & mask
-            while nk[h] != _EMPTY:
-                h = (h + np.uint64(1)) & mask
-            nk[h] = qk[t]
-            nv[h] = qv[t]
-    return nk, nv
+def _grow_pairs(pairs):
+    """The (prefix slot, next symbol) -> count table at twice the size (key -1: empty slot)."""
+    cap = pairs.size  # twice the old slot count: each slot is (key, count)
+    grown = np.full(2 * cap, -1, dtype=np.int64)
+    mask = cap - 1
+    for t in range(0, pairs.size, 2):
+        if pairs[t] >= 0:
+            h = np.int64(_mix(np.uint64(pairs[t]), np.uint64(7), np.uint64(11)) & np.uint64(mask))
+            while grown[2 * h] >= 0:
+                h = (h + 1) & mask
+            grown[2 * h] = pairs[t]
+            grown[2 * h + 1] = pairs[t + 1]
+    return grown
 
 
 @nb.njit(inline="always")
@@ -357,25 +441,41 @@ def _roll(hi, lo, x, binary):
     return (hi << np.uint64(8)) | (lo >> np.uint64(56)), (lo << np.uint64(8)) | np.uint64(x)
 
 
-@nb.njit(inline="always")
-def _prefix_slot(pk_len, pk_hi, pk_lo, m, hi, lo):
-    """Slot of the m-symbol context (hi, lo): where it is, or the empty slot where it would go."""
-    mask = np.uint64(pk_len.size - 1)
-    h = _mix(np.uint64(m), hi, lo) & mask
-    while pk_len[h] >= 0:
-        if pk_len[h] == m and pk_hi[h] == hi and pk_lo[h] == lo:
-            return np.int64(h)
-        h = (h + np.uint64(1)) & mask
-    return np.int64(h)
+# A context's record: three words (packed context hi, lo; meta = length | predicted symbol << 8 |
+# best count << 32), so a lookup that finds its context reads one place in memory.
+_LEN_MASK = np.uint64(0xFF)
 
 
 @nb.njit(inline="always")
-def _pair_slot(qk, key):
-    mask = np.uint64(qk.size - 1)
-    g = _mix(key, np.uint64(7), np.uint64(11)) & mask
-    while qk[g] != _EMPTY and qk[g] != key:
-        g = (g + np.uint64(1)) & mask
-    return np.int64(g)
+def _prefix_slot(tags, rec, m, hi, lo):
+    """Slot of the m-symbol context (hi, lo): where it is, or the empty slot where it would go.
+    ``tags`` (one byte a slot: the length and three bits of the hash, 0 when empty) is small enough
+    to stay in cache, so most probes never touch the record."""
+    mask = np.uint64(tags.size - 1)
+    hashed = _mix(np.uint64(m), hi, lo)
+    tag = np.uint8(m | np.int64(hashed >> np.uint64(61)) << 5)
+    h = np.int64(hashed & mask)
+    while True:
+        t = tags[h]
+        if t == 0:
+            return h
+        if t == tag and rec[3 * h] == hi and rec[3 * h + 1] == lo:
+            return h
+        h = (h + 1) & np.int64(mask)
+
+
+@nb.njit(inline="always")
+def _slot_tag(m, hi, lo):
+    return np.uint8(m | np.int64(_mix(np.uint64(m), hi, lo) >> np.uint64(61)) << 5)
+
+
+@nb.njit(inline="always")
+def _pair_slot(pairs, key):
+    mask = pairs.size // 2 - 1
+    g = np.int64(_mix(np.uint64(key), np.uint64(7), np.uint64(11)) & np.uint64(mask))
+    while pairs[2 * g] >= 0 and pairs[2 * g] != key:
+        g = (g + 1) & mask
+    return g
 
 
 @nb.njit(cache=True, nogil=True)
@@ -387,7 +487,9 @@ def _dict_predictor(s, depth, max_entries, mmc):
     LZ78Y: contexts of lengths depth..1, at most ``max_entries`` contexts in all; the context
     whose best count is highest (the longest on a tie) makes the prediction.
     A context lives in a slot of the (pre-sized, never moved) context table; its best count and
-    predicted symbol sit beside it; (slot, next symbol) -> count is a second table that grows.
+    predicted symbol sit beside it; (slot, next symbol) -> count is a second table, pre-sized for
+    MultiMMC (its entries are capped) and grown for LZ78Y. Both are open-addressed with records
+    side by side, so a probe costs one cache miss rather than one per field.
     Returns (C, N, longest run of correct predictions)."""
     L = s.size
     if mmc:
@@ -397,13 +499,12 @@ def _dict_predictor(s, depth, max_entries, mmc):
     pcap = 1024
     while pcap < 2 * most:
         pcap *= 2
-    pk_len = np.full(pcap, -1, dtype=np.int8)
-    pk_hi = np.zeros(pcap, dtype=np.uint64)
-    pk_lo = np.zeros(pcap, dtype=np.uint64)
-    best = np.zeros(pcap, dtype=np.int32)   # counts < 2^31 (inputs are limited to 2^31 bits)
-    pred = np.zeros(pcap, dtype=np.int16)
-    qk = np.full(4096, _EMPTY, dtype=np.uint64)
-    qv = np.zeros(4096, dtype=np.int64)
+    tags = np.zeros(pcap, dtype=np.uint8)
+    rec = np.zeros(3 * pcap, dtype=np.uint64)
+    qcap = 4096
+    if mmc:   # every (context, symbol) pair counts against its length's cap: at most `most` pairs
+        qcap = pcap
+    pairs = np.full(2 * qcap, -1, dtype=np.int64)
     n_pairs = 0
     entries = np.zeros(depth + 1, dtype=np.int64)  # MMC: (x,y) entries per length; LZ78Y: [0] = contexts
     score = np.zeros(depth + 1, dtype=np.int64)
@@ -457,12 +558,15 @@ def _dict_predictor(s, depth, max_entries, mmc):
                 ch, cl = _context(hi, lo, m, False)
             slot = -1
             if i >= 0 and ((not mmc) or m == 1 or found):
-                slot = _prefix_slot(pk_len, pk_hi, pk_lo, m, ch, cl)
-                found = pk_len[slot] >= 0
+                slot = _prefix_slot(tags, rec, m, ch, cl)
+                found = tags[slot] != 0
             if i >= 0 and found:
                 make_new = True
+                meta = rec[3 * slot + 2]
+                slot_pred = np.int64((meta >> np.uint64(8)) & np.uint64(0xFF))
+                slot_best = np.int64(meta >> np.uint64(32))
                 if mmc:
-                    if pred[slot] == x:
+                    if slot_pred == x:
                         score[m] += 1
                         if score[m] >= score[winner]:
                             winner = m
@@ -474,42 +578,45 @@ def _dict_predictor(s, depth, max_entries, mmc):
                     elif m == cur_winner:
                         run = 0
                     make_new = entries[m] < max_entries
-                elif best[slot] > max_count:
-                    max_count = np.int64(best[slot])
-                    prediction = np.int64(pred[slot])
+                elif slot_best > max_count:
+                    max_count = slot_best
+                    prediction = slot_pred
                     have = True
             else:
                 counter = m if mmc else 0
                 if entries[counter] >= max_entries and i >= 0:
                     continue
-                slot = _prefix_slot(pk_len, pk_hi, pk_lo, m, ch, cl)
-                if pk_len[slot] < 0:
-                    pk_len[slot] = m
-                    pk_hi[slot] = ch
-                    pk_lo[slot] = cl
+                slot = _prefix_slot(tags, rec, m, ch, cl)
+                if tags[slot] == 0:
+                    tags[slot] = _slot_tag(m, ch, cl)
+                    rec[3 * slot] = ch
+                    rec[3 * slot + 1] = cl
+                    rec[3 * slot + 2] = np.uint64(m)
                 if i < 0:
                     entries[counter] = 1 if mmc else entries[counter] + 1
                 else:
                     entries[counter] += 1
                 make_new = True
             # count (slot, x)
-            if 2 * (n_pairs + 1) > qk.size:
-                qk, qv = _grow_pairs(qk, qv)
-            key = np.uint64(slot) * np.uint64(256) + np.uint64(x)
-            g = _pair_slot(qk, key)
-            if qk[g] == _EMPTY:
+            if 2 * (n_pairs + 1) > pairs.size // 2:
+                pairs = _grow_pairs(pairs)
+            key = slot * 256 + x
+            g = _pair_slot(pairs, key)
+            if pairs[2 * g] < 0:
                 if not make_new:
                     continue
-                qk[g] = key
-                qv[g] = 0
+                pairs[2 * g] = key
+                pairs[2 * g + 1] = 0
                 n_pairs += 1
                 if mmc and found and i >= 0:
                     entries[m] += 1
-            qv[g] += 1
-            cnt = qv[g]
-            if cnt > best[slot] or (cnt == best[slot] and x > pred[slot]):
-                best[slot] = cnt
-                pred[slot] = x
+            cnt = pairs[2 * g + 1] + 1
+            pairs[2 * g + 1] = cnt
+            meta = rec[3 * slot + 2]
+            slot_best = np.int64(meta >> np.uint64(32))
+            slot_pred = np.int64((meta >> np.uint64(8)) & np.uint64(0xFF))
+            if cnt > slot_best or (cnt == slot_best and x > slot_pred):
+                rec[3 * slot + 2] = (meta & _LEN_MASK) | (np.uint64(x) << np.uint64(8)) | (np.uint64(cnt) << np.uint64(32))
         if i >= 0:
             if not mmc:
                 if have and prediction == x:
