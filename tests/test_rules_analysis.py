@@ -194,6 +194,13 @@ def test_the_generic_analysis_reproduces_the_stud_games_exactly(golden_sheet, na
     for mine, theirs in zip(model.wagers, family.wagers):
         assert [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in mine.rows] == \
             [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in theirs.rows]
+    # the derived strategy, per category and per hand ranks and up-card rank, as the family charted it
+    def keyed(table):
+        return {(row["category"], row.get("hand"), row.get("up_card")): row for row in table}
+    mine, theirs = keyed(model.main.strategy_table), keyed(family.main.strategy_table)
+    assert mine.keys() == theirs.keys()
+    for key, row in theirs.items():
+        assert (mine[key]["bet"], mine[key]["fold"] + mine[key]["bet"]) == (row["bet"], row["combinations"]), key
 
 
 # ---------------------------------------------------------------- Let It Ride (backward induction)

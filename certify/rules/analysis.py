@@ -581,7 +581,72 @@ def strategy_summary(counts: Counts) -> tuple[list, list, str]:
             cat = _category_name(rules.categories[int(counts.category[weakest])])
             summary = f"{option} with {cat} {weakest_hand} or better, otherwise fold"
             chart.insert(0, f"  derived: {summary}")
+    else:
+        rows, lines = _by_hand_and_up_rank(counts, names)
+        table += rows
+        chart += lines
     return table, chart, summary
+
+
+def _marks(names: list[str]) -> list[str]:
+    """One character per option for the chart: '.' for a fold, else the name's initial (a digit
+    when two options share it)."""
+    initials = [n[0].upper() for n in names]
+    return ["." if n == "fold" else i if initials.count(i) == 1 else str(o)
+            for o, (n, i) in enumerate(zip(names, initials))]
+
+
+def _by_hand_and_up_rank(counts: Counts, names: list[str]) -> tuple[list, list]:
+    """Where the choice within a category depends on the hand or the dealer's up card: per hand
+    ranks (high to low) and up-card rank, the (hand, up card) pairs taking each option. A hand
+    whose every pair folds is not listed."""
+    rules, weights, choice = counts.rules, counts.weights, counts.choice
+    n, n_options = len(choice), len(names)
+    by_rank = np.stack([(choice == o).reshape(n, 13, 4).sum(axis=2) for o in range(n_options)], axis=2)
+    by_rank = by_rank.astype(np.int64) * weights[:, None, None]  # (hands, up-card rank, option)
+    fold = [o for o, opt in enumerate(rules.options) if opt.fold]
+    marks = _marks(names)
+    table: list[dict[str, Any]] = []
+    chart: list[str] = []
+    for c, key in enumerate(rules.categories):
+        sel = np.nonzero(counts.category == c)[0]
+        if len(sel) == 0 or np.count_nonzero(by_rank[sel].sum(axis=(0, 1))) < 2:
+            continue  # one option for every hand of the category
+        if not chart:
+            chart.append("  where it depends on the hand: its ranks, then the option by the dealer's up card ("
+                         + ", ".join(f"{m} {name}" for m, name in zip(marks, names))
+                         + ", ~ depends on suits; hands not listed always fold):")
+            chart.append("  " + " " * 15 + " ".join(RANK_NAMES[r].rjust(2) for r in range(13)))
+        codes = _rank_codes(counts.reps[sel])
+        patterns, inverse = np.unique(codes, return_inverse=True)
+        summed = np.zeros((len(patterns), 13, n_options), np.int64)
+        np.add.at(summed, inverse.ravel(), by_rank[sel])
+        for i in range(len(patterns) - 1, -1, -1):  # highest ranks first
+            taken = summed[i]
+            if fold and taken[:, fold[0]].sum() == taken.sum():
+                continue
+            hand = _pattern_text(int(patterns[i]), rules.k)
+            row_marks = []
+            for r in range(13):
+                used = np.nonzero(taken[r])[0]
+                row_marks.append(marks[used[0]] if len(used) == 1 else "~" if len(used) else " ")
+                if len(used):
+                    table.append({"category": _category_name(key), "hand": hand, "up_card": RANK_NAMES[r],
+                                  **{name: int(taken[r, o]) for o, name in enumerate(names)}})
+            chart.append(f"  {hand:<15}" + " ".join(m.rjust(2) for m in row_marks))
+    return table, chart
+
+
+def _rank_codes(reps: np.ndarray) -> np.ndarray:
+    """Each hand's ranks, high to low, packed 4 bits each: ordered as the rank lists are."""
+    k = reps.shape[1]
+    ranks = -np.sort(-(reps >> 2), axis=1)
+    return (ranks << (4 * np.arange(k - 1, -1, -1))).sum(axis=1)
+
+
+def _pattern_text(code: int, k: int) -> str:
+    """A rank code of k ranks as text such as 'A K J 8 3'."""
+    return " ".join(RANK_NAMES[(code >> (4 * j)) & 15] for j in range(k - 1, -1, -1))
 
 
 def side_sheets(spec: RulesSpec, counts: Counts) -> list[WagerSheet]:
