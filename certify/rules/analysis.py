@@ -459,7 +459,8 @@ class Counts:
 
 
 def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarray | None = None) -> Counts:
-    """The counts of every player class (or of the given hands, each weight 1: for tests)."""
+    """The counts of every player class (or of the given hands, each standing for ``weights`` hands,
+    1 by default: for tests)."""
     rules = one_decision(spec)
     t = hand_tables(rules.ranking, rules.k)
     if classes is None:
@@ -479,7 +480,9 @@ def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarra
     tie_order = np.array(sorted(range(len(rules.options)), key=lambda o: rules.wagered[o]), np.int64)
     cells = dealer_cells(rules, reps, dense, qualify)
     _tally(cells, dense, category, hidden, nets, tie_order, spec_dense, spec_option, acc_best, acc_spec, choice)
-    weights = t.weights if classes is None else np.ones(len(reps), np.int64)
+    if classes is not None:
+        weights = np.ones(len(reps), np.int64) if weights is None else np.asarray(weights, np.int64)
+    weights = t.weights if classes is None else weights
     return Counts(t, rules, reps, dense, category, weights, acc_best, acc_spec if len(spec_dense) else None,
                   choice, hidden, DECK - rules.k if rules.up else 1)
 
