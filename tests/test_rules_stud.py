@@ -223,3 +223,28 @@ def test_a_qualifier_change_moves_the_spec_strategy_by_the_brute_force_amount(tm
             moved += int((1 - np.where(band < pv, win, np.where(band == pv, 0, -3))).sum())
     assert moved != 0
     assert (sheets["new"].expected_return - sheets["old"].expected_return) * sheets["old"].cycle == moved
+
+
+SMALL_CHUNK = 1 << 12
+
+
+@pytest.mark.parametrize("fault,catcher", [("dealer-qualifies-ace-queen", "main: outcome frequencies"),
+                                           ("flush-pays-4", "main: payouts")])
+def test_the_stud_negative_controls_are_caught_on_the_model_spec(fault, catcher, model_sheet):
+    # the same seeded misread rules as tests/test_simulate.py's, applied to the model's fields
+    from certify import simulate as sim
+
+    path = str(ROOT / "fixtures" / "rules" / "caribbean_stud.yaml")
+    fair = sim.simulate(path, 60 * SMALL_CHUNK, seed=2024, workers=2, chunk_rounds=SMALL_CHUNK)
+    assert sim.verify(fair, model_sheet).passed
+    result = sim.simulate(path, 60 * SMALL_CHUNK, seed=2024, workers=2, fault=fault, chunk_rounds=SMALL_CHUNK)
+    verification = sim.verify(result, model_sheet)
+    assert not verification.passed
+    assert catcher in {t.name for t in verification.tests if t.applicable and t.passed is False}
+
+
+def test_a_spec_fault_refuses_a_game_without_the_rule():
+    from certify import simulate as sim
+
+    with pytest.raises(sim.SimulationError, match="flush-pays-4.*let_it_ride has none"):
+        sim.engine_kernel(str(ROOT / "specs" / "let_it_ride.yaml"), "flush-pays-4")

@@ -113,7 +113,7 @@ class StudRound(Round):
             raise ValueError(f"{spec.name} is a {spec.family} game, not stud")
         super().__init__(spec, balances, seats)
         if spec.progressive is not None and meter is None:
-            raise ValueError(f"{spec.name} has a progressive: give the meter reading at lockout")
+            meter = spec.progressive.meter_reset
         self.meter = None if meter is None else money(meter)
         self._events[0] = make_event("open", **self._events[0].args(),
                                      meter=None if self.meter is None else str(self.meter))
@@ -124,6 +124,10 @@ class StudRound(Round):
     def from_open(cls, spec, event):
         args = event.args()
         return cls(spec, balances=list(args["balances"]), meter=args.get("meter"))
+
+    @property
+    def locks_out(self) -> bool:
+        return self.spec.progressive is not None and self.spec.progressive.coin_in_lockout
 
     # ---------------------------------------------------------- wagers
     def place_wager(self, seat: int, wager: str, amount) -> None:
