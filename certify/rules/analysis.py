@@ -43,7 +43,7 @@ from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
 from certify.analysis.frequencies import class_values
 from certify.cards import RANK_NAMES
 from certify.rules import counting
-from certify.rules.counting import count_below, suit_class_keys
+from certify.rules.counting import count_below, sort_first, suit_class_keys
 from certify.rules.model import DealStep, DecideStep, RulesSpec, category_pays, ranking_categories
 
 DECK = 52
@@ -207,13 +207,7 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
         for i in range(m):
             s_cards[s] = up[i]
             s += 1
-        for i in range(1, s):  # insertion sort: the row is keyed by the sorted set
-            x = s_cards[i]
-            j = i - 1
-            while j >= 0 and s_cards[j] > x:
-                s_cards[j + 1] = s_cards[j]
-                j -= 1
-            s_cards[j + 1] = x
+        sort_first(s_cards, s)  # the row is keyed by the sorted set
         lo = base[s] + _colex(s_cards, s) * width[s]
         hi = lo + width[s]
         sign = -1 if (s - m) % 2 else 1

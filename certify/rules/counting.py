@@ -36,22 +36,11 @@ from certify.analysis.frequencies import class_values
 _BINOM = np.array([[comb(n, k) for k in range(7)] for n in range(53)], dtype=np.int64)
 _POW5 = 5 ** np.arange(13, dtype=np.int64)  # base-5 keys of rank multisets: sum count_r 5^r
 
-@njit(cache=True)
-def _colex_hands():
-    out = np.empty((2598960, 5), np.int64)
-    n = 0
-    for e in range(4, 52):
-        for d in range(3, e):
-            for c in range(2, d):
-                for b in range(1, c):
-                    for a in range(b):
-                        out[n, 0] = a
-                        out[n, 1] = b
-                        out[n, 2] = c
-                        out[n, 3] = d
-                        out[n, 4] = e
-                        n += 1
-    return out
+def _colex_hands() -> np.ndarray:
+    """Every five-card hand (sorted cards) in colex order: row i is the hand of colex rank i."""
+    from certify.analysis.holdem_kernel import all_boards  # every 5-subset of range(n), colex
+
+    return all_boards(52).astype(np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -332,6 +321,18 @@ def rank_profile_index(reps: np.ndarray) -> np.ndarray:
     return np.searchsorted(rank_tables().profile_keys, _POW5[np.asarray(reps) >> 2].sum(axis=1))
 
 
+@njit(cache=True, inline="always")
+def sort_first(a, n):
+    """Sort a[:n] in place (insertion sort: a few entries, and np.sort would allocate per call)."""
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
 @njit(cache=True)
 def suit_class_keys(cards):
     """Equal exactly for hands one suit permutation maps onto the other: sorted suit rank masks."""
@@ -341,13 +342,7 @@ def suit_class_keys(cards):
         masks[:] = 0
         for i in range(cards.shape[1]):
             masks[cards[h, i] & 3] |= 1 << (cards[h, i] >> 2)
-        for i in range(1, 4):  # insertion sort of the four masks (np.sort allocates per hand)
-            x = masks[i]
-            j = i - 1
-            while j >= 0 and masks[j] > x:
-                masks[j + 1] = masks[j]
-                j -= 1
-            masks[j + 1] = x
+        sort_first(masks, 4)
         out[h] = (masks[3] << 39) | (masks[2] << 26) | (masks[1] << 13) | masks[0]
     return out
 
