@@ -2,6 +2,7 @@
 
     python bench/analysis.py                    # every spec in SPECS
     python bench/analysis.py caribbean_stud     # some of them
+    python bench/analysis.py fixtures/rules/caribbean_stud.yaml   # a spec file (the rules model)
 
 Each spec runs in a fresh process (``--one``), so every time includes building the counting tables
 and loading the compiled kernels (compiled on the first run ever; run twice for warm numbers).
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import time
 from itertools import combinations
+from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -74,15 +76,17 @@ def _brute_force_counts(player, up, rest, hole_index, qualify, pv):
 
 def baseline(pairs: int, eval7_pairs: int) -> dict:
     """Brute-force dealer counts on sampled (player hand, up card) pairs, checked against ours."""
-    from certify.analysis import stud
-    from certify.analysis.frequencies import threshold_value
+    from certify.analysis.frequencies import class_values, threshold_value
+    from certify.rules import counting
     from certify.spec import load_spec
 
     q = threshold_value(load_spec("caribbean_stud").dealer.qualifies)
     rng = np.random.default_rng(2024)
     deals = [rng.choice(52, 6, replace=False) for _ in range(pairs)]
     players = np.sort(np.array([d[:5] for d in deals]), axis=1).astype(np.int64)
-    ours = stud.dealer_counts(q, reps=players).counts
+    dense = np.searchsorted(class_values(), hands.rank_batch(players)).astype(np.int64)
+    q_dense = int(np.searchsorted(class_values(), q))
+    ours = counting.dealer_cells(players, dense, q_dense, up=True)  # the counting every analysis uses
     rests = [np.array([c for c in range(52) if c not in d]) for d in deals]
     _brute_force_counts(players[0], int(deals[0][5]), rests[0], HOLE_INDEX, q, 0)  # compile
     t0 = time.perf_counter()
@@ -148,13 +152,11 @@ def main() -> None:
                           f"{100 * w['element_of_risk']:.4f}%" + ("" if w["exact"] else " (simulated)")
                           for w in r["wagers"])
         print(f"{r['spec']:<22} {r['seconds']:>8.1f} {r['cpu_seconds']:>7.1f}\n{edges}")
-    stud_times = [r["seconds"] for r in results if r["spec"] in ("caribbean_stud", "casino_stud")]
+    stud_times = [r["seconds"] for r in results if Path(r["spec"]).stem in ("caribbean_stud", "casino_stud")]
     if stud_times:
-        from certify.analysis.stud import CYCLE, DEALER_HOLE
-
         b = baseline(args.pairs, args.eval7_pairs)
         ours = min(stud_times)
-        pairs_full = CYCLE // DEALER_HOLE  # every player hand x up card
+        pairs_full = comb(52, 5) * 47  # every player hand x up card
         pairs_classes = 134459 * 47  # with suit classes
         print("\nbaseline for a stud cycle: evaluate all 163,185 dealer hands per (player hand, up card);"
               " dealer counts checked equal to ours on every sampled pair")

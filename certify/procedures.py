@@ -56,6 +56,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from certify.cards import CardError, cards_str, parse_cards
 from certify.errors import InputError
+from certify.games import round_class
 from certify.games.base import IllegalAction, RoundResult
 from certify.inputs import excerpt
 from certify.spec import SpecError, _node_line, load_spec, read_yaml_tree
@@ -313,25 +314,10 @@ class _ScenarioPlayer:
 
     def build(self):
         balances = [s.balance for s in self.sc.seats]
-        family = self.spec.family
-        if family == "stud":
-            from certify.games.stud import StudRound
-            meter = None
-            if self.spec.progressive is not None:
-                meter = self.sc.progressive_meter or self.fixture.progressive_meter or self.spec.progressive.meter_reset
-                if meter is None:
-                    raise FixtureError(f"{self.where}: progressive_meter: required ({self.spec.name} has a "
-                                       "progressive and no meter_reset)")
-            return StudRound(self.spec, balances=balances, meter=meter)
-        if family == "rules":
-            from certify.rules.engine import RulesRound
-            return RulesRound(self.spec, balances=balances,
-                              meter=self.sc.progressive_meter or self.fixture.progressive_meter)
-        if family == "mulligan":
-            from certify.games.mulligan import MulliganRound
-            return MulliganRound(self.spec, balances=balances)
-        from certify.games.holdem_bonus import HoldemRound
-        return HoldemRound(self.spec, balances=balances)
+        cls = round_class(self.spec)
+        if "lock_out" in cls.input_kinds:  # a progressive's table: the meter at the lockout (default: its reset)
+            return cls(self.spec, balances=balances, meter=self.sc.progressive_meter or self.fixture.progressive_meter)
+        return cls(self.spec, balances=balances)
 
     def attempt(self, rnd, seat: int, call) -> bool:
         """Run an input; a refusal voids the seat (the table returns its wagers)."""
@@ -363,16 +349,14 @@ class _ScenarioPlayer:
             for wager, amount in s.wagers.items():
                 if not self.attempt(rnd, i, lambda: rnd.place_wager(seat=i, wager=wager, amount=amount)):
                     break
-        family = self.spec.family
-        if family == "stud" and self.spec.progressive is not None and self.spec.progressive.coin_in_lockout:
+        locking = "lock_out" in rnd.input_kinds  # a table that locks coin-in: late wagers meet the lockout
+        if locking and rnd.locks_out:
             rnd.lock_out()
-        if family == "rules" and rnd.locks_out:
-            rnd.lock_out()
-        if family in ("stud", "rules"):
+        if locking:
             self.late_wagers(rnd)
         hands = [self.cards(f"seats[{i}].cards", s.cards) for i, s in enumerate(self.sc.seats)]
         rnd.deal(hands=hands, dealer=self.cards("dealer.cards", self.sc.dealer.cards))
-        if family not in ("stud", "rules"):
+        if not locking:
             self.late_wagers(rnd)
         board = list(self.cards("board", self.sc.board)) if self.sc.board is not None else None
         while rnd.phase != "settled":
@@ -406,7 +390,7 @@ class _ScenarioPlayer:
     def _next_step(rnd):
         if hasattr(rnd, "next_step"):
             return rnd.next_step()
-        for s in rnd.seats:                        # stud: every live seat decides, in seat order
+        for s in rnd.seats:                        # one decision: every live seat decides, in seat order
             if rnd.legal_actions(s.index):
                 return ("act", s.index)
         return None

@@ -40,25 +40,39 @@ CHECKPOINT_EVERY_S = 2.0
 # Deliberate faults, the negative controls of the verification. Each is a change a real engine
 # could ship with: a misread rule (applied to the spec the engine plays, while the PAR sheet keeps
 # the true spec) or a broken deal.
-SPEC_FAULTS: dict[str, tuple[str, Callable[[dict], None]]] = {}
+# A spec fault edits the rule it names wherever the spec states it (a stud-family spec or the rules
+# model alike) and says whether the spec has that rule at all.
+SPEC_FAULTS: dict[str, tuple[str, Callable[[dict], bool]]] = {}
 DEAL_FAULTS = ("naive-shuffle", "modulo-deal")
 
 
-def _spec_fault(name: str, family: str):
+def _spec_fault(name: str, needs: str):
     def register(fn):
-        SPEC_FAULTS[name] = (family, fn)
+        SPEC_FAULTS[name] = (needs, fn)
         return fn
     return register
 
 
-@_spec_fault("dealer-qualifies-ace-queen", "stud")
-def _qualify_aq(d: dict) -> None:
-    d["dealer"]["qualifies"] = {"category": "high_card", "ranks": ["A", "Q"]}
+@_spec_fault("dealer-qualifies-ace-queen", "a dealer qualifier")
+def _qualify_aq(d: dict) -> bool:
+    dealer = d.get("dealer")
+    if not isinstance(dealer, dict) or dealer.get("qualifies") is None:
+        return False
+    dealer["qualifies"] = {"category": "high_card", "ranks": ["A", "Q"]}
+    return True
 
 
-@_spec_fault("flush-pays-4", "stud")
-def _flush_pays_4(d: dict) -> None:
-    d["bet"]["pays"]["flush"] = 4
+@_spec_fault("flush-pays-4", "a Bet paid by a table against the dealer, with a flush line")
+def _flush_pays_4(d: dict) -> bool:
+    tables = [d["bet"].get("pays")] if isinstance(d.get("bet"), dict) else []  # a stud-family spec
+    for wager in (d.get("wagers") or {}).values():  # the rules model: a Bet's win_pays
+        versus = ((wager or {}).get("settle") or {}).get("versus_dealer") if isinstance(wager, dict) else None
+        if isinstance(versus, dict):
+            tables.append(versus.get("win_pays"))
+    paid = [t for t in tables if isinstance(t, dict) and "flush" in t]
+    for table in paid:
+        table["flush"] = 4
+    return bool(paid)
 
 
 # Engine faults that misread a rule inside the engine: the kernel's own parameters are altered.
@@ -132,12 +146,11 @@ def engine_kernel(spec_path: str, fault: str | None) -> Kernel:
     """The kernel a run plays: the spec's, or the spec with a seeded fault applied."""
     spec = load_spec(spec_path)
     if fault in SPEC_FAULTS:
-        family, mutate = SPEC_FAULTS[fault]
-        if spec.family != family:
-            raise SimulationError(f"fault {fault!r} applies to {family} games, not {spec.family}")
+        needs, mutate = SPEC_FAULTS[fault]
         path = Path(spec_path)
         data = read_yaml(path)  # the spec as written, so the fault is a one-field edit of it
-        mutate(data)
+        if not mutate(data):
+            raise SimulationError(f"fault {fault!r} applies to games with {needs}; {spec.name} has none")
         spec = parse_spec(data, path)
     elif fault is not None and fault not in DEAL_FAULTS and fault not in KERNEL_FAULTS:
         raise SimulationError(f"unknown fault {fault!r}; known: {', '.join(all_faults())}")

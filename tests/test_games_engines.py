@@ -159,7 +159,7 @@ def test_stud_refuses_illegal_wagers_and_actions():
     rnd = stud.StudRound(spec, balances=[None, "2.99"], meter="10000.00")
     _rejects(lambda: rnd.place_wager(seat=0, wager="ante", amount="2.51"), "outside the table limits")
     _rejects(lambda: rnd.place_wager(seat=0, wager="bet", amount="2.00"), "not a wager placed before the deal")
-    _rejects(lambda: rnd.place_wager(seat=0, wager="progressive", amount="1.00"), "needs an Ante")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="progressive", amount="1.00"), "needs the ante first")
     _rejects(lambda: rnd.place_wager(seat=0, wager="ante", amount="1.005"), "whole cents")
     _rejects(lambda: rnd.place_wager(seat=5, wager="ante", amount="1.00"), "no seat 5")
     rnd.place_wager(seat=0, wager="ante", amount="1.00")

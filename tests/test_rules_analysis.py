@@ -13,7 +13,7 @@ import yaml
 
 from certify import hands
 from certify.analysis import par_sheet
-from certify.rules import analysis
+from certify.rules import analysis, counting
 from certify.spec import SPECS_DIR, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +118,47 @@ def test_the_counting_agrees_with_brute_force_over_the_dealer_hands(tcp):
         assert got == _brute_cells(tcp, player, q), player
 
 
+def _brute_five_card_cells(player, up, qualify):
+    """(not qualifying, beaten, tying) dealer five-card hands holding ``up`` (None: any) and none of
+    the player's cards, each dealer hand valued by the evaluator."""
+    rest = [c for c in range(52) if c not in player and c != up]
+    hidden = np.array(list(combinations(rest, 4 if up is not None else 5)), np.int64)
+    dealer = hidden if up is None else np.column_stack([hidden, np.full(len(hidden), up)])
+    d = hands.rank_batch(dealer).astype(np.int64)
+    p = int(hands.rank_batch(np.array([player]))[0])
+    q = d >= qualify
+    return int((~q).sum()), int((q & (d < p)).sum()) if p >= qualify else 0, \
+        int((q & (d == p)).sum()) if p >= qualify else 0
+
+
+def test_five_card_hands_counted_by_rank_profiles_agree_with_brute_force():
+    # the generic analysis counts five-card dealers by rank profiles (certify.rules.counting): every
+    # player and up card checked against the evaluator over the dealer's 163,185 hidden hands
+    from certify.cards import parse_cards
+
+    spec = load_spec(ROOT / "fixtures" / "rules" / "caribbean_stud.yaml")
+    rules = analysis.one_decision(spec)
+    t = analysis.hand_tables(rules.ranking, rules.k)
+    players = [sorted(parse_cards(text)) for text in
+               ("Ac Kc Qc Jc 9c", "Ad Kh 4s 3c 2d", "7h 7d 7s 2c 2h", "Tc 9h 8d 7s 6c", "Ks Kh 9d 4c 2s")]
+    reps = np.array(players, np.int64)
+    dense = np.searchsorted(t.values, hands.rank_batch(reps)).astype(np.int64)
+    qualify_value = spec.threshold_value(rules.qualifier)
+    qualify = t.dense_at_least(qualify_value)
+    cells = analysis.dealer_cells(rules, reps, dense, qualify)
+    assert cells.shape == (len(players), 52, 3)
+    ups = [0, 20, 51]
+    for i, player in enumerate(players):
+        for up in ups:
+            if up in player:
+                assert (cells[i, up] == -1).all()
+                continue
+            assert tuple(int(x) for x in cells[i, up]) == _brute_five_card_cells(player, up, qualify_value), \
+                (player, up)
+    no_up = counting.dealer_cells(reps[:1], dense[:1], qualify, up=False)  # the dealer's five all hidden
+    assert tuple(int(x) for x in no_up[0, 0]) == _brute_five_card_cells(players[0], None, qualify_value)
+
+
 def test_three_card_values_follow_the_three_card_order():
     from certify.cards import parse_cards
 
@@ -153,6 +194,13 @@ def test_the_generic_analysis_reproduces_the_stud_games_exactly(golden_sheet, na
     for mine, theirs in zip(model.wagers, family.wagers):
         assert [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in mine.rows] == \
             [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in theirs.rows]
+    # the derived strategy, per category and per hand ranks and up-card rank, as the family charted it
+    def keyed(table):
+        return {(row["category"], row.get("hand"), row.get("up_card")): row for row in table}
+    mine, theirs = keyed(model.main.strategy_table), keyed(family.main.strategy_table)
+    assert mine.keys() == theirs.keys()
+    for key, row in theirs.items():
+        assert (mine[key]["bet"], mine[key]["fold"] + mine[key]["bet"]) == (row["bet"], row["combinations"]), key
 
 
 # ---------------------------------------------------------------- Let It Ride (backward induction)

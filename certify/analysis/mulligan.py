@@ -10,7 +10,7 @@ and a mulligan adds the player's new five to that chain, so no per-hand table gi
 Every row is counted over the cycle C(52,5) x C(47,5) x C(42,5) x C(37,5):
 
 * standing (``exact_stand``): the dealer's first five per suit class of P by rank profiles
-  (``stud.hands_avoiding_below``), and the rounds in which he redraws by rank
+  (``certify.rules.counting.hands_avoiding_below``), and the rounds in which he redraws by rank
   profiles (``mulligan_exact``): win / tie / loss counts for every hand value;
 * the mulligan (``mulligan_dp``): a dynamic programme over the ranks for the four hands P, D1, Y,
   X, with the comparison replaced by exchangeability (Y and X, or Y and D1, are exchangeable);
@@ -144,24 +144,24 @@ class Classes:
 
 @lru_cache(maxsize=4)
 def _classes(stands_value: int) -> Classes:
-    from certify.analysis import stud
+    from certify.rules import counting
 
-    t = stud.suit_classes()
+    t = counting.suit_classes()
     return classes_for(t.reps, t.weights, stands_value)
 
 
 def classes_for(reps: np.ndarray, weights: np.ndarray, stands_value: int) -> Classes:
     """The exact first-hand counts for the given player hands (every suit class by default)."""
-    from certify.analysis import stud
+    from certify.rules import counting
 
-    t = stud.rank_tables()
+    t = counting.rank_tables()
     reps = np.ascontiguousarray(np.sort(np.asarray(reps, np.int64), axis=1))
     values = hands.rank_batch(reps).astype(np.int64)
     dense = np.searchsorted(class_values(), values).astype(np.int64)
     stands_dense = int(np.searchsorted(class_values(), stands_value))
     thresholds = np.column_stack([np.full(len(reps), stands_dense), np.maximum(dense, stands_dense),
                                   np.maximum(dense + 1, stands_dense)]).astype(np.int64)
-    below = stud.hands_avoiding_below(reps, stud.rank_profile_index(reps), thresholds, t.profile_counts,
+    below = counting.hands_avoiding_below(reps, counting.rank_profile_index(reps), thresholds, t.profile_counts,
                                       t.any_keys, t.any_start, t.any_values, t.any_cum, t.set_start,
                                       t.set_free, t.set_flush)
     # dealer first hands that redraw, stand and lose to P, stand and tie P

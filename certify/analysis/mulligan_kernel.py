@@ -4,7 +4,7 @@ Two parts, per player-hand suit class P (sorted cards, value v):
 
 * ``holding_below``: five-card hands holding given cards and below a value, from the stud
   module's card-level tables (the tests' independent count; the analysis counts the first five
-  by rank profiles, ``stud.hands_avoiding_below``).
+  by rank profiles, ``counting.hands_avoiding_below``).
 * ``simulate_classes``: Monte Carlo of the rest, with common random numbers for the two decisions.
   Each scenario draws 15 distinct cards from the 47 unseen: the dealer's first five D1, then five
   cards X, then five cards Y. The dealer's redraw (if D1 is below the threshold) is X under both
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from certify.analysis.stud import count_below  # the lower-bound search over the counting tables
+from certify.rules.counting import count_below  # the lower-bound search over the counting tables
 from certify.hands import eval5_nb
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -182,6 +182,8 @@ class Round:
             self._reject(attempt, f"{spec_wager} {amount}: expected a positive amount in whole cents", **data)
         if limit is not None and not limit.min <= amount <= limit.max:
             side = f"above the maximum {limit.max}" if amount > limit.max else f"below the minimum {limit.min}"
+            if limit.min == limit.max:
+                side = f"the {spec_wager} is exactly {limit.min}"
             self._reject(attempt, f"{spec_wager} {amount} is outside the table limits "
                                   f"{limit.min}-{limit.max} ({side})", **data)
 
@@ -228,11 +230,17 @@ class Round:
         return "\n".join(str(e) for e in self._events)
 
     def void_seat(self, seat: int, reason: str) -> None:
-        """The table refuses a seat's play (an illegal wager or action): its wagers are returned."""
+        """The table refuses a seat's play (an illegal wager or action): its wagers are returned,
+        and a round waiting on decisions goes on without the seat."""
         s = self._seat("void_seat", seat=seat, reason=reason)
         self._record("void_seat", seat=seat, reason=reason)
         s.status, s.error = "rejected", reason
         s.net = {name: ZERO for name in s.wagers}
+        if self.phase == "decisions":
+            self._advance()
+
+    def _advance(self) -> None:
+        """Move the round on once nothing more is awaited (the next street, the showdown)."""
 
     def result(self) -> RoundResult:
         if self.phase != "settled":

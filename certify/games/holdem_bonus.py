@@ -273,11 +273,6 @@ class HoldemRound(Round):
             s.status = "folded"
         self._advance()
 
-    def void_seat(self, seat: int, reason: str) -> None:
-        super().void_seat(seat, reason)
-        if self.phase == "decisions":
-            self._advance()
-
     def next_step(self) -> tuple[str, int | None] | None:
         """What the round waits for: ("act", seat) or ("deal_board", None)."""
         if self.phase == "decisions":

@@ -252,11 +252,6 @@ class MulliganRound(Round):
             return
         self._settle()
 
-    def void_seat(self, seat: int, reason: str) -> None:
-        super().void_seat(seat, reason)
-        if self.phase == "decisions":
-            self._advance()
-
     def _advance(self) -> None:
         if self.phase != "decisions" or self.next_step() is not None:
             return

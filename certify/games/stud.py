@@ -113,7 +113,7 @@ class StudRound(Round):
             raise ValueError(f"{spec.name} is a {spec.family} game, not stud")
         super().__init__(spec, balances, seats)
         if spec.progressive is not None and meter is None:
-            raise ValueError(f"{spec.name} has a progressive: give the meter reading at lockout")
+            meter = spec.progressive.meter_reset
         self.meter = None if meter is None else money(meter)
         self._events[0] = make_event("open", **self._events[0].args(),
                                      meter=None if self.meter is None else str(self.meter))
@@ -124,6 +124,10 @@ class StudRound(Round):
     def from_open(cls, spec, event):
         args = event.args()
         return cls(spec, balances=list(args["balances"]), meter=args.get("meter"))
+
+    @property
+    def locks_out(self) -> bool:
+        return self.spec.progressive is not None and self.spec.progressive.coin_in_lockout
 
     # ---------------------------------------------------------- wagers
     def place_wager(self, seat: int, wager: str, amount) -> None:
@@ -153,7 +157,7 @@ class StudRound(Round):
         if self.phase == "locked" and prog.coin_in_lockout:
             self._reject("place_wager", "progressive wager refused after the coin-in lockout: coin-in is locked out for this hand", **args)
         if "ante" not in s.wagers:
-            self._reject("place_wager", "the progressive wager needs an Ante first", **args)
+            self._reject("place_wager", "the progressive wager needs the ante first", **args)
         if amount != prog.wager:
             self._reject("place_wager", f"the progressive wager is exactly {prog.wager}, got {amount}", **args)
 
@@ -211,7 +215,7 @@ class StudRound(Round):
             self._misdeal(f"misdeal: {len(dealer)} cards to the dealer, expected {size}")
         else:
             self.phase = "decisions"
-            self._maybe_showdown()
+            self._advance()
 
     def _dead(self, s, reason: str) -> None:
         s.status, s.error = "dead", reason
@@ -267,14 +271,9 @@ class StudRound(Round):
             s.wagers["bet"] = bet_amount(self.spec, s.wagers["ante"])
         else:
             s.status = "folded"
-        self._maybe_showdown()
+        self._advance()
 
-    def void_seat(self, seat: int, reason: str) -> None:
-        super().void_seat(seat, reason)
-        if self.phase == "decisions":
-            self._maybe_showdown()
-
-    def _maybe_showdown(self) -> None:
+    def _advance(self) -> None:
         if any(s.status == "live" and not s.decisions for s in self.seats):
             return
         self._settle_progressive([s for s in self.seats if s.status in ("live", "folded")],

@@ -10,10 +10,11 @@ How it counts (the cycle is every player hand x every up card x every dealer hid
 1. Player hands by suit class: hands equal under a permutation of the suits (same multiset of
    per-suit rank masks) have the same counts; one representative per class, weighted by its size.
 2. Dealer hands holding the up cards U and none of the player's cards P, valued below a threshold
-   t, by inclusion-exclusion over P's cards: ``sum over A subset of P of (-1)^|A| N(U + A, t)``,
-   where ``N(S, t)`` is read from a table of every card set S of up to k cards (its row: the dense
-   values of the k-card hands holding S, ascending; a binary search gives N). The same card-level
-   tables ``certify.analysis.stud`` kept as its reference, for any k.
+   t, by inclusion-exclusion over P's cards: ``sum over A subset of P of (-1)^|A| N(U + A, t)``.
+   Five-card hands: N by rank profiles, the flushes corrected suit by suit
+   (``certify.rules.counting``, the stud solver's counting, about 1.5-2 s for the whole stud cycle);
+   other hand sizes: N read from a table of every card set S of up to k cards (its row: the dense
+   values of the k-card hands holding S, ascending; a binary search gives N).
 3. Three thresholds per (hand, up cards) -- the qualifier, the player's value, and the next value --
    split the dealer hands into: does not qualify / qualifies and loses / ties / wins.
 4. The decision is derived: each option's exact expectation (the settlement read from the model,
@@ -39,8 +40,10 @@ from numba import njit, prange
 
 from certify import hands
 from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
-from certify.analysis.stud import count_below  # the binary search of the stud counting
+from certify.analysis.frequencies import class_values
 from certify.cards import RANK_NAMES
+from certify.rules import counting
+from certify.rules.counting import count_below, sort_first, suit_class_keys
 from certify.rules.model import DealStep, DecideStep, RulesSpec, category_pays, ranking_categories
 
 DECK = 52
@@ -89,9 +92,7 @@ def _values(ranking: str, cards: np.ndarray) -> np.ndarray:
 class HandTables:
     """Every k-card hand of one ranking: ``values`` (the distinct hand values, ascending: a hand's
     dense value is its index), ``classes`` (suit-class representatives, sorted cards), ``weights``
-    (class sizes), ``dense`` (each representative's dense value), and the card-set tables: for
-    s = 0..k, the row of the s-card set S (colex index) is ``flat[base[s] + colex(S) * width[s]:
-    ...+ width[s]]``, the dense values of the hands holding S, ascending."""
+    (class sizes), ``dense`` (each representative's dense value)."""
 
     k: int
     ranking: str
@@ -99,9 +100,6 @@ class HandTables:
     classes: np.ndarray
     weights: np.ndarray
     dense: np.ndarray
-    flat: np.ndarray
-    base: np.ndarray
-    width: np.ndarray
 
     def dense_at_least(self, value: int) -> int:
         """The smallest dense value whose hand value is >= ``value`` (a threshold's)."""
@@ -111,18 +109,29 @@ class HandTables:
         return self.values[dense] >> hands.CATEGORY_SHIFT
 
 
-@njit(cache=True)
-def _suit_class_keys(cards):
-    """Equal exactly for hands one suit permutation maps onto the other: sorted suit rank masks."""
-    out = np.empty(cards.shape[0], np.int64)
-    masks = np.empty(4, np.int64)
-    for h in range(cards.shape[0]):
-        masks[:] = 0
-        for i in range(cards.shape[1]):
-            masks[cards[h, i] & 3] |= 1 << (cards[h, i] >> 2)
-        masks.sort()
-        out[h] = (masks[3] << 39) | (masks[2] << 26) | (masks[1] << 13) | masks[0]
-    return out
+def _by_rank_profiles(ranking: str, k: int) -> bool:
+    """Five-card hands are counted by rank profiles (``certify.rules.counting``); others by card sets."""
+    return ranking == "five_card" and k == 5
+
+
+@lru_cache(maxsize=2)
+def hand_tables(ranking: str, k: int) -> HandTables:
+    """The suit classes and values of every k-card hand of ``ranking`` (kept per process, read-only)."""
+    if _by_rank_profiles(ranking, k):
+        classes = counting.suit_classes()
+        values = class_values()
+        reps, weights = classes.reps, classes.weights
+        dense = np.searchsorted(values, _values(ranking, reps)).astype(np.int64)
+    else:
+        cards = _all_hands(k)
+        values = np.unique(_values(ranking, cards))
+        _, first, weights = np.unique(suit_class_keys(cards), return_index=True, return_counts=True)
+        reps = np.ascontiguousarray(cards[first])
+        dense = np.searchsorted(values, _values(ranking, reps)).astype(np.int64)
+    tables = HandTables(k, ranking, values.astype(np.int64), reps, weights.astype(np.int64), dense)
+    for array in (tables.values, tables.classes, tables.weights, tables.dense):
+        array.flags.writeable = False
+    return tables
 
 
 @njit(cache=True)
@@ -156,27 +165,29 @@ def _fill_tables(cards, dense, order, k, flat, base, width):
             fill[row] += 1
 
 
+@dataclass(frozen=True)
+class CardTables:
+    """For s = 0..k, the row of the s-card set S (colex index) is ``flat[base[s] + colex(S) *
+    width[s]: ...+ width[s]]``: the dense values of the k-card hands holding S, ascending."""
+
+    flat: np.ndarray
+    base: np.ndarray
+    width: np.ndarray
+
+
 @lru_cache(maxsize=2)
-def hand_tables(ranking: str, k: int) -> HandTables:
-    """The tables of every k-card hand of ``ranking`` (kept per process, read-only)."""
+def card_tables(ranking: str, k: int) -> CardTables:
+    """The card-set tables of every k-card hand of ``ranking`` (kept per process, read-only)."""
     cards = _all_hands(k)
-    raw = _values(ranking, cards)
-    values, dense = np.unique(raw, return_inverse=True)
-    dense = dense.astype(np.int64)
-    keys = _suit_class_keys(cards)
-    _, first, weights = np.unique(keys, return_index=True, return_counts=True)
+    values = hand_tables(ranking, k).values
+    dense = np.searchsorted(values, _values(ranking, cards)).astype(np.int64)
     width = np.array([comb(DECK - s, k - s) for s in range(k + 1)], np.int64)
     rows = np.array([comb(DECK, s) for s in range(k + 1)], np.int64)
     base = np.concatenate([[0], np.cumsum(rows * width)]).astype(np.int64)
     flat = np.empty(int(base[-1]), np.int16 if len(values) < 2**15 else np.int32)
-    order = np.argsort(dense, kind="stable")
-    _fill_tables(cards, dense, order, k, flat, base, width)
-    classes = np.ascontiguousarray(cards[first])
-    tables = HandTables(k, ranking, values.astype(np.int64), classes, weights.astype(np.int64),
-                        dense[first], flat, base, width)
-    for array in (tables.values, tables.classes, tables.weights, tables.dense, tables.flat):
-        array.flags.writeable = False
-    return tables
+    _fill_tables(cards, dense, np.argsort(dense, kind="stable"), k, flat, base, width)
+    flat.flags.writeable = False
+    return CardTables(flat, base, width)
 
 
 @njit(cache=True)
@@ -196,13 +207,7 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
         for i in range(m):
             s_cards[s] = up[i]
             s += 1
-        for i in range(1, s):  # insertion sort: the row is keyed by the sorted set
-            x = s_cards[i]
-            j = i - 1
-            while j >= 0 and s_cards[j] > x:
-                s_cards[j + 1] = s_cards[j]
-                j -= 1
-            s_cards[j + 1] = x
+        sort_first(s_cards, s)  # the row is keyed by the sorted set
         lo = base[s] + _colex(s_cards, s) * width[s]
         hi = lo + width[s]
         sign = -1 if (s - m) % 2 else 1
@@ -211,29 +216,17 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
 
 
 @njit(cache=True, parallel=True)
-def _tally(classes, dense, category, k, m, qualify, hidden, flat, base, width,
-           nets, tie_order, spec_rule_dense, spec_rule_option, acc_best, acc_spec, choice):
-    """For every class and up card: the dealer's four counts; the best option by exact expectation
-    (scaled integer nets[option, cell, category], tried in ``tie_order``); the spec's option by its rules; the counts
-    added (times the class size) to acc_*[class, option, cell]; ``choice[class, up]`` the best."""
-    n = classes.shape[0]
-    n_options = nets.shape[0]
-    n_up = choice.shape[1]
-    for ci in prange(n):
+def _cells_by_card_sets(classes, dense, k, m, qualify, flat, base, width, out):
+    """out[class, up card] = the dealer hands that do not qualify, that the player beats, that tie
+    (-1 for an up card the player holds), by the card-set tables."""
+    for ci in prange(classes.shape[0]):
         p = classes[ci]
         v = dense[ci]
-        cat = category[ci]
         thresholds = np.array([qualify, v, v + 1], np.int64)
         below = np.empty(3, np.int64)
         up = np.empty(max(m, 1), np.int64)
-        cells = np.empty(4, np.int64)
-        spec_option = -1
-        for r in range(spec_rule_dense.shape[0]):
-            if v >= spec_rule_dense[r]:
-                spec_option = spec_rule_option[r]
-                break
-        for u in range(n_up):
-            choice[ci, u] = -1
+        for u in range(out.shape[1]):
+            out[ci, u, :] = -1
             if m == 1:
                 held = False
                 for i in range(k):
@@ -243,27 +236,60 @@ def _tally(classes, dense, category, k, m, qualify, hidden, flat, base, width,
                     continue
                 up[0] = u
             _dealer_below(p, k, up, m, thresholds, flat, base, width, below)
-            nq = below[0]
-            win = max(below[1] - nq, 0)
-            tie = below[2] - below[1] if v >= qualify else 0
-            cells[NQ] = nq
-            cells[WIN] = win
-            cells[TIE] = tie
-            cells[LOSS] = hidden - nq - win - tie
+            out[ci, u, 0] = below[0]
+            out[ci, u, 1] = max(below[1] - below[0], 0)
+            out[ci, u, 2] = below[2] - below[1] if v >= qualify else 0
+
+
+def dealer_cells(rules, reps: np.ndarray, dense: np.ndarray, qualify: int) -> np.ndarray:
+    """(players, up cards or 1, 3) int32: per player hand and up card, the dealer hands that do not
+    qualify / the player beats / tie (-1: an up card the player holds)."""
+    if _by_rank_profiles(rules.ranking, rules.k):
+        return counting.dealer_cells(reps, dense, qualify, bool(rules.up))
+    t = card_tables(rules.ranking, rules.k)
+    out = np.empty((len(reps), DECK if rules.up else 1, 3), np.int32)
+    _cells_by_card_sets(reps, dense, rules.k, rules.up, qualify, t.flat, t.base, t.width, out)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def _tally(cells, dense, category, hidden, nets, tie_order, spec_rule_dense, spec_rule_option, acc_best,
+           acc_spec, choice):
+    """For every class and up card, from the dealer's cells: the best option by exact expectation
+    (scaled integer nets[option, cell, category], tried in ``tie_order``); the spec's option by its
+    rules; the counts added to acc_*[class, option, cell]; ``choice[class, up]`` the best."""
+    n_options = nets.shape[0]
+    for ci in prange(cells.shape[0]):
+        v = dense[ci]
+        cat = category[ci]
+        counts = np.empty(4, np.int64)
+        spec_option = -1
+        for r in range(spec_rule_dense.shape[0]):
+            if v >= spec_rule_dense[r]:
+                spec_option = spec_rule_option[r]
+                break
+        for u in range(cells.shape[1]):
+            choice[ci, u] = -1
+            if cells[ci, u, 0] < 0:
+                continue
+            counts[NQ] = cells[ci, u, 0]
+            counts[WIN] = cells[ci, u, 1]
+            counts[TIE] = cells[ci, u, 2]
+            counts[LOSS] = hidden - counts[NQ] - counts[WIN] - counts[TIE]
             best = 0
             best_ev = np.int64(0)
             for i in range(n_options):  # by amount at risk: a tie goes to the smaller
                 o = tie_order[i]
                 ev = np.int64(0)
                 for c in range(4):
-                    ev += cells[c] * nets[o, c, cat]
+                    ev += counts[c] * nets[o, c, cat]
                 if i == 0 or ev > best_ev:
                     best, best_ev = o, ev
             choice[ci, u] = best
             for c in range(4):
-                acc_best[ci, best, c] += cells[c]
+                acc_best[ci, best, c] += counts[c]
                 if spec_option >= 0:
-                    acc_spec[ci, spec_option, c] += cells[c]
+                    acc_spec[ci, spec_option, c] += counts[c]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -427,7 +453,8 @@ class Counts:
 
 
 def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarray | None = None) -> Counts:
-    """The counts of every player class (or of the given hands, each weight 1: for tests)."""
+    """The counts of every player class (or of the given hands, each standing for ``weights`` hands,
+    1 by default: for tests)."""
     rules = one_decision(spec)
     t = hand_tables(rules.ranking, rules.k)
     if classes is None:
@@ -445,9 +472,11 @@ def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarra
     acc_spec = np.zeros_like(acc_best)
     choice = np.empty((len(reps), n_up), np.int8)
     tie_order = np.array(sorted(range(len(rules.options)), key=lambda o: rules.wagered[o]), np.int64)
-    _tally(reps, dense, category, rules.k, rules.up, qualify, hidden, t.flat, t.base, t.width, nets,
-           tie_order, spec_dense, spec_option, acc_best, acc_spec, choice)
-    weights = t.weights if classes is None else np.ones(len(reps), np.int64)
+    cells = dealer_cells(rules, reps, dense, qualify)
+    _tally(cells, dense, category, hidden, nets, tie_order, spec_dense, spec_option, acc_best, acc_spec, choice)
+    if classes is not None:
+        weights = np.ones(len(reps), np.int64) if weights is None else np.asarray(weights, np.int64)
+    weights = t.weights if classes is None else weights
     return Counts(t, rules, reps, dense, category, weights, acc_best, acc_spec if len(spec_dense) else None,
                   choice, hidden, DECK - rules.k if rules.up else 1)
 
@@ -549,7 +578,72 @@ def strategy_summary(counts: Counts) -> tuple[list, list, str]:
             cat = _category_name(rules.categories[int(counts.category[weakest])])
             summary = f"{option} with {cat} {weakest_hand} or better, otherwise fold"
             chart.insert(0, f"  derived: {summary}")
+    else:
+        rows, lines = _by_hand_and_up_rank(counts, names)
+        table += rows
+        chart += lines
     return table, chart, summary
+
+
+def _marks(names: list[str]) -> list[str]:
+    """One character per option for the chart: '.' for a fold, else the name's initial (a digit
+    when two options share it)."""
+    initials = [n[0].upper() for n in names]
+    return ["." if n == "fold" else i if initials.count(i) == 1 else str(o)
+            for o, (n, i) in enumerate(zip(names, initials))]
+
+
+def _by_hand_and_up_rank(counts: Counts, names: list[str]) -> tuple[list, list]:
+    """Where the choice within a category depends on the hand or the dealer's up card: per hand
+    ranks (high to low) and up-card rank, the (hand, up card) pairs taking each option. A hand
+    whose every pair folds is not listed."""
+    rules, weights, choice = counts.rules, counts.weights, counts.choice
+    n, n_options = len(choice), len(names)
+    by_rank = np.stack([(choice == o).reshape(n, 13, 4).sum(axis=2) for o in range(n_options)], axis=2)
+    by_rank = by_rank.astype(np.int64) * weights[:, None, None]  # (hands, up-card rank, option)
+    fold = [o for o, opt in enumerate(rules.options) if opt.fold]
+    marks = _marks(names)
+    table: list[dict[str, Any]] = []
+    chart: list[str] = []
+    for c, key in enumerate(rules.categories):
+        sel = np.nonzero(counts.category == c)[0]
+        if len(sel) == 0 or np.count_nonzero(by_rank[sel].sum(axis=(0, 1))) < 2:
+            continue  # one option for every hand of the category
+        if not chart:
+            chart.append("  where it depends on the hand: its ranks, then the option by the dealer's up card ("
+                         + ", ".join(f"{m} {name}" for m, name in zip(marks, names))
+                         + ", ~ depends on suits; hands not listed always fold):")
+            chart.append("  " + " " * 15 + " ".join(RANK_NAMES[r].rjust(2) for r in range(13)))
+        codes = _rank_codes(counts.reps[sel])
+        patterns, inverse = np.unique(codes, return_inverse=True)
+        summed = np.zeros((len(patterns), 13, n_options), np.int64)
+        np.add.at(summed, inverse.ravel(), by_rank[sel])
+        for i in range(len(patterns) - 1, -1, -1):  # highest ranks first
+            taken = summed[i]
+            if fold and taken[:, fold[0]].sum() == taken.sum():
+                continue
+            hand = _pattern_text(int(patterns[i]), rules.k)
+            row_marks = []
+            for r in range(13):
+                used = np.nonzero(taken[r])[0]
+                row_marks.append(marks[used[0]] if len(used) == 1 else "~" if len(used) else " ")
+                if len(used):
+                    table.append({"category": _category_name(key), "hand": hand, "up_card": RANK_NAMES[r],
+                                  **{name: int(taken[r, o]) for o, name in enumerate(names)}})
+            chart.append(f"  {hand:<15}" + " ".join(m.rjust(2) for m in row_marks))
+    return table, chart
+
+
+def _rank_codes(reps: np.ndarray) -> np.ndarray:
+    """Each hand's ranks, high to low, packed 4 bits each: ordered as the rank lists are."""
+    k = reps.shape[1]
+    ranks = -np.sort(-(reps >> 2), axis=1)
+    return (ranks << (4 * np.arange(k - 1, -1, -1))).sum(axis=1)
+
+
+def _pattern_text(code: int, k: int) -> str:
+    """A rank code of k ranks as text such as 'A K J 8 3'."""
+    return " ".join(RANK_NAMES[(code >> (4 * j)) & 15] for j in range(k - 1, -1, -1))
 
 
 def side_sheets(spec: RulesSpec, counts: Counts) -> list[WagerSheet]:

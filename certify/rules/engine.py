@@ -205,7 +205,7 @@ class RulesRound(Round):
                           else "void round: a wrong number of cards to a seat")
         else:
             self.phase = "decisions"
-            self._maybe_showdown()
+            self._advance()
 
     def _dead(self, s, reason: str) -> None:
         s.status, s.error = "dead", reason
@@ -251,7 +251,10 @@ class RulesRound(Round):
             if not legal:
                 reason = f"seat {seat} has no decision to make now (status {s.status}, phase {self.phase})"
             elif action in names:
-                reason = f"seat {seat} balance {s.balance} cannot cover {action!r} on top of {s.committed()}"
+                added = self.spec.option(action).add
+                amount = s.wagers[self.spec.unit] * sum(added.values(), ZERO)
+                reason = (f"seat {seat} balance {s.balance} cannot cover the {' and '.join(added)} {amount} "
+                          f"on top of {s.committed()}")
             else:
                 reason = f"{action!r} is not an option here (expected {' or '.join(legal)})"
             self._reject("act", reason, **args)
@@ -263,14 +266,9 @@ class RulesRound(Round):
             s.wagers[name] = s.wagers.get(name, ZERO) + unit * multiple
         if option.fold:
             s.status = "folded"
-        self._maybe_showdown()
+        self._advance()
 
-    def void_seat(self, seat: int, reason: str) -> None:
-        super().void_seat(seat, reason)
-        if self.phase == "decisions":
-            self._maybe_showdown()
-
-    def _maybe_showdown(self) -> None:
+    def _advance(self) -> None:
         if any(s.status == "live" and not s.decisions for s in self.seats):
             return
         self._settle([s for s in self.seats if s.status in ("live", "folded")], table="played", showdown=True)

@@ -26,7 +26,8 @@ import numpy as np
 
 from certify import hands
 from certify.analysis.par import ParSheet, WagerSheet
-from certify.rules.analysis import DECK, ShapeError, _all_hands, _fraction, _suit_class_keys, standing
+from certify.rules.analysis import DECK, ShapeError, _all_hands, _fraction, standing
+from certify.rules.counting import suit_class_keys
 from certify.rules.model import DealStep, DecideStep, RulesSpec, category_pays, ranking_categories
 
 
@@ -98,7 +99,7 @@ def _solve(spec: RulesSpec, first_hands: np.ndarray | None = None) -> SimpleName
     # the first hands by suit class, and every later deal for each
     if first_hands is None:
         all_first = _all_hands(first)
-        _, index, weights = np.unique(_suit_class_keys(all_first), return_index=True, return_counts=True)
+        _, index, weights = np.unique(suit_class_keys(all_first), return_index=True, return_counts=True)
         reps = all_first[index]
     else:
         reps = np.sort(np.asarray(first_hands, np.int64), axis=1)

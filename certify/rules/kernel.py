@@ -162,7 +162,8 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
     class), a second decision before the last card by its exact expectation over the cards left.
     Deck positions: the first hand, then each later deal in the order the analysis deals them."""
     from certify.rules import induction
-    from certify.rules.analysis import _all_hands, _suit_class_keys
+    from certify.rules.analysis import _all_hands
+    from certify.rules.counting import suit_class_keys
 
     try:
         first, later = induction._shape(spec)
@@ -182,7 +183,7 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
                           "a second one before a last single card, to a five-card hand")
     ctx = induction._solve(spec)
     hands_first = _all_hands(first)
-    _, inverse = np.unique(_suit_class_keys(hands_first), return_inverse=True)
+    _, inverse = np.unique(suit_class_keys(hands_first), return_inverse=True)
     colex = np.zeros(len(hands_first), np.int64)
     for i in range(first):
         colex += np.array([comb(int(c), i + 1) for c in hands_first[:, i]], np.int64)
