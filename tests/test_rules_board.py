@@ -17,6 +17,7 @@ import pytest
 from certify import hands
 from certify.rules import analysis, board
 from certify.rules import board_kernel as kernel
+from certify.rules.model import ranking_categories
 from certify.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +81,7 @@ def test_the_counts_and_decisions_of_one_flop_match_brute_force():
                               shape.qualify, np.array(river.kinds), np.array([int(m) for m in river.mults]),
                               np.array(flop.kinds), np.array([int(m) for m in flop.mults]), base, unit,
                               -2 * den, -2 * den, 1)
-    all_cells, _, river_cells, river_fold, _, check_value = (a.sum(axis=0) for a in out)
+    all_cells, _, river_cells, river_fold, _, check_value = (a.sum(axis=0) for a in out[:6])
     for hole in [(3, 51), (8, 9)]:
         rest = [c for c in range(52) if c not in flop_cards + hole]
         cells = np.zeros((6, 10), np.int64)
@@ -201,8 +202,6 @@ def _percent(x, digits: int) -> str:
 
 @pytest.mark.slow
 def test_the_full_game_agrees_with_the_published_analyses():
-    from certify.rules.model import ranking_categories
-
     spec = _spec()
     bc = board.count(spec)  # what analysis.par_sheet runs for this spec (once: minutes)
     main = board.main_sheet(spec, bc)
@@ -221,3 +220,70 @@ def test_the_full_game_agrees_with_the_published_analyses():
     assert {"K2s", "K5o", "Q6s", "Q8o", "J8s", "JTo", "33", "A2o"} <= raises
     assert {"K4o", "Q5s", "Q7o", "J7s", "J9o", "22", "T9s"} <= checks
     assert len(checks) + len(raises) == 169  # 3x is never the best
+
+
+def _decks_on(flops: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """Shuffled decks whose flop (positions 4-6) is a suit permutation of one of ``flops``."""
+    from itertools import permutations
+
+    rng = np.random.default_rng(seed)
+    table = list(permutations(range(4)))
+    out = []
+    for _ in range(n):
+        perm = table[rng.integers(24)]
+        flop = [4 * (int(c) >> 2) + perm[int(c) & 3] for c in flops[rng.integers(len(flops))]]
+        rest = [int(c) for c in rng.permutation(52) if c not in flop]
+        out.append(rest[:4] + flop + rest[4:])
+    return np.array(out, np.uint8)
+
+
+def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(small_counts):
+    # a reference written apart: the flop option from the count's own table (the canonical flop
+    # found by trying every suit permutation), the river one by numpy over every dealer hand
+    from itertools import permutations
+
+    spec = _spec()
+    k = board.board_kernel(spec, small_counts)
+    flops, _ = _small_game()
+    decks = _decks_on(flops, 60, seed=5)
+    ev, dealt = k.events(decks)
+    shape = small_counts.shape
+    pre, flop, river = shape.stages
+    choice = {ch.name: ch.option for ch in board.preflop_choices(small_counts)}
+    table, _ = board.hole_class_table()
+    classes = [c.name for c in board.hole_class_table()[1]]
+    where = {tuple(int(c) for c in f): i for i, f in enumerate(flops)}
+    names = k.wagers[0].events
+    for d, row, dealt_cat in zip(decks.astype(int).tolist(), ev, dealt):
+        hole, dealer, five = list(d[:2]), list(d[2:4]), list(d[4:9])
+        mine, theirs = hands.rank_hand(five + hole), hands.rank_hand(five + dealer)
+        cat = mine >> 20
+        cell = (0 if theirs >= 1 << 20 else 3) + (0 if mine > theirs else 1 if mine == theirs else 2)
+        o = choice[classes[table[hole[0], hole[1]]]]
+        if pre.kinds[o] == kernel.ADD:
+            label, m = pre.names[o], pre.mults[o]
+        else:
+            for perm in permutations(range(4)):
+                image = tuple(sorted(4 * (c >> 2) + perm[c & 3] for c in five[:3]))
+                if image in where:
+                    a, b = sorted(4 * (c >> 2) + perm[c & 3] for c in hole)
+                    fo = small_counts.flop_choice[where[image], kernel._pair_index(a, b)]
+                    break
+            if flop.kinds[fo] == kernel.ADD:
+                label, m = flop.names[fo], flop.mults[fo]
+            else:
+                rest = [c for c in range(52) if c not in hole + five]
+                values = hands.rank_batch(np.array([five + list(x) for x in combinations(rest, 2)]))
+                q = values >= 1 << 20
+                cnt = [int(((q == bool(qq)) & (np.sign(mine - values) == res)).sum())
+                       for qq, res in [(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]]
+                play = sum(n * (shape.base[c][cat] + shape.unit[c][cat]) for c, n in enumerate(cnt))
+                label, m = ("fold", None) if play <= -2 * 990 else ("play_1x", Fraction(1))
+        if m is None:
+            assert names[row[0]] == "fold (river)"
+        else:
+            want = shape.base[cell][cat] + m * shape.unit[cell][cat]
+            assert names[row[0]].startswith(f"{label}: {board.CELL_NAMES[cell]}, ")
+            assert k.wagers[0].nets[row[0]] == want
+        assert k.wagers[1].events[row[1]] == analysis._category_name(ranking_categories("best_five")[cat])
+        assert dealt_cat == cat

@@ -33,10 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from certify import hands
 from certify.analysis.par import ParSheet, WagerSheet
 from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _category_name, _fraction, _line_pays, settle_unit
-from certify.rules.model import DealStep, DecideStep, RulesSpec, ranking_categories
+from certify.rules.model import DealStep, RulesSpec, ranking_categories
 
 DECK = 52
 CELL_NAMES = ("win, dealer qualifies", "tie, dealer qualifies", "lose, dealer qualifies",
@@ -187,6 +186,8 @@ class BoardCounts:
     check_value: np.ndarray  # (class,): value of checking preflop, scaled by den
     seconds: float
     cpu_seconds: float
+    flops: np.ndarray | None = None  # the canonical flops counted
+    flop_choice: np.ndarray | None = None  # (flop, hole pair index): the flop option taken, -1 not dealt
 
 
 def _scaled(shape: BoardShape) -> tuple[np.ndarray, np.ndarray, int]:
@@ -217,9 +218,20 @@ def count(spec: RulesSpec, n_chunks: int = 64, flops: np.ndarray | None = None,
                               np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
                               np.array(flop.kinds, np.int64), np.array([int(m) for m in flop.mults], np.int64),
                               base, unit, int(-shape.stake * den), int(-shape.stake * den), n_chunks)
-    all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value = (a.sum(axis=0) for a in out)
+    all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value = (a.sum(axis=0) for a in out[:6])
     return BoardCounts(shape, den, classes, all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value,
-                       time.perf_counter() - start, time.process_time() - cpu)
+                       time.perf_counter() - start, time.process_time() - cpu, flops, out[6])
+
+
+_COUNTS: dict[str, BoardCounts] = {}
+
+
+def counts_of(spec: RulesSpec) -> BoardCounts:
+    """``count(spec)`` once per process (the sheet and the bulk kernel both need it)."""
+    key = spec.model_dump_json()
+    if key not in _COUNTS:
+        _COUNTS[key] = count(spec)
+    return _COUNTS[key]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,18 +277,25 @@ def preflop_choices(bc: BoardCounts) -> list[PreflopChoice]:
     return out
 
 
-def _events(label: str, cells: np.ndarray, m: Fraction, shape: BoardShape, categories) -> list[tuple]:
-    """Rows of one path: per cell, runs of categories with the same pay merged."""
+def event_runs(m: Fraction, shape: BoardShape, n_categories: int) -> list[tuple[int, list[int]]]:
+    """(cell, categories) of each event of a path at Play multiple m: per cell, the runs of
+    categories (strongest first) paying the same merged into one event."""
     out = []
-    for c in range(cells.shape[0]):
+    for c in range(len(shape.base)):
         run: list[int] = []
-        for cat in reversed(range(cells.shape[1])):
+        for cat in reversed(range(n_categories)):
             pays = shape.base[c][cat] + m * shape.unit[c][cat]
             if run and shape.base[c][run[-1]] + m * shape.unit[c][run[-1]] != pays:
-                out.append(_row(label, c, run, cells, m, shape, categories))
+                out.append((c, run))
                 run = []
             run.append(cat)
-        out.append(_row(label, c, run, cells, m, shape, categories))
+        out.append((c, run))
+    return out
+
+
+def _events(label: str, cells: np.ndarray, m: Fraction, shape: BoardShape, categories) -> list[tuple]:
+    """Rows of one path: per cell, runs of categories with the same pay merged."""
+    out = [_row(label, c, run, cells, m, shape, categories) for c, run in event_runs(m, shape, cells.shape[1])]
     return [row for row in out if row[2]]
 
 
@@ -426,7 +445,7 @@ def side_sheets(spec: RulesSpec, bc: BoardCounts) -> list[WagerSheet]:
 
 def par_sheet(spec: RulesSpec) -> ParSheet:
     """The exact PAR sheet: main game with the derived strategy, then each side wager."""
-    bc = count(spec)
+    bc = counts_of(spec)
     main = main_sheet(spec, bc)
     choices = preflop_choices(bc)
     pre = bc.shape.stages[0]
@@ -442,3 +461,97 @@ def par_sheet(spec: RulesSpec) -> ParSheet:
         "dealer_qualifier": str(spec.dealer.qualifies.category) if spec.dealer.qualifies else None}
     return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=(main, *side_sheets(spec, bc)),
                     frequencies=frequencies)
+
+
+# ----------------------------------------------------------------------------------------------
+# The bulk kernel: the derived strategy played deck by deck (certify.games.kernels.Kernel).
+# ----------------------------------------------------------------------------------------------
+def flop_lookup(flops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lookup, perm, perms): for every flop by colex rank of its sorted cards, the index of its
+    orbit's flop in ``flops`` (-1: not counted) and a suit permutation (row of ``perms``: card ->
+    card) carrying it there."""
+    table = list(permutations(range(4)))
+    perms = np.array([[4 * (c >> 2) + p[c & 3] for c in range(DECK)] for p in table], np.int64)
+    where = {tuple(int(c) for c in f): i for i, f in enumerate(flops)}
+    lookup = np.full(comb(DECK, 3), -1, np.int64)
+    perm = np.zeros(comb(DECK, 3), np.int64)
+    for f in combinations(range(DECK), 3):
+        key = f[0] + comb(f[1], 2) + comb(f[2], 3)
+        for p in range(len(table)):
+            image = tuple(sorted(int(perms[p, c]) for c in f))
+            if image in where:
+                lookup[key], perm[key] = where[image], p
+                break
+    return lookup, perm, perms
+
+
+def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
+    """The bulk kernel of a board-shape spec, playing the derived strategy; its events are the
+    PAR sheet's rows (``main_sheet``, ``side_sheets``), so a simulation is tallied against them."""
+    from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
+    from certify.rules import board_kernel as kernel
+
+    bc = counts_of(spec) if bc is None else bc
+    shape = bc.shape
+    base, unit, den = _scaled(shape)
+    pre, flop, river = shape.stages
+    categories = ranking_categories(spec.ranking)
+    sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == len(canonical_flops()[0]))
+    names = [row.event for row in sheet.rows]
+    main = WagerEvents("main", names, [Fraction(row.pays) for row in sheet.rows], _scale([row.pays for row in sheet.rows]))
+
+    def index_of(stage: StageOptions) -> np.ndarray:
+        out = np.full((len(stage.names), kernel.N_CELLS, len(categories)), -1, np.int64)
+        for o, (name, kind, m) in enumerate(zip(stage.names, stage.kinds, stage.mults)):
+            if kind == kernel.FOLD:
+                continue
+            for c, run in event_runs(m, shape, len(categories)):
+                label = _row(name, c, run, np.zeros((kernel.N_CELLS, len(categories))), m, shape, categories)[0]
+                for cat in run:
+                    out[o, c, cat] = names.index(label) if label in names else -1
+        return out
+
+    def fold_at(label: str) -> int:
+        return names.index(label) if label in names else -1
+    fold_name = f"{river.names[river.kinds.index(kernel.FOLD)]} (river)" if kernel.FOLD in river.kinds else "fold"
+    folds = np.array([fold_at("fold (preflop)"), fold_at("fold (flop)"), fold_at(fold_name)], np.int64)
+    table, _ = hole_class_table()
+    class_option = np.array([ch.option for ch in preflop_choices(bc)], np.int64)
+    lookup, perm, perms = flop_lookup(bc.flops if bc.flops is not None else canonical_flops()[0])
+    wagers = [main]
+    side_index, side_fold, side_paid = [], [], []
+    for side in side_sheets(spec, bc):
+        side_names = [row.event for row in side.rows]
+        wagers.append(WagerEvents(side.name, side_names, [Fraction(row.pays) for row in side.rows],
+                                  _scale([row.pays for row in side.rows])))
+        side_index.append([side_names.index(_category_name(categories[c])) for c in range(len(categories))])
+        side_fold.append(side_names.index("folded") if "folded" in side_names else -1)
+        side_paid.append(spec.wagers[side.name].settle.pay_table.paid_on_fold)
+    if len(names) > 127:
+        raise KernelError(f"{spec.name}: {len(names)} main events, more than the kernel's 127")
+    params = {"board": True, "hole_class": table, "class_option": class_option,
+              "pre_kind": np.array(pre.kinds, np.int64), "flop_lookup": lookup, "flop_perm": perm, "perms": perms,
+              "flop_choice": bc.flop_choice, "flop_kind": np.array(flop.kinds, np.int64),
+              "river_kind": np.array(river.kinds, np.int64),
+              "river_mult": np.array([int(m) for m in river.mults], np.int64), "base": base, "unit": unit,
+              "fold_river": int(-shape.stake * den), "qual": int(shape.qualify),
+              "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
+              "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
+              "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
+    return Kernel("rules", 9, 9, wagers, "7", params)
+
+
+def play_rounds(decks, p, ev, dealt) -> None:
+    from certify.rules import board_kernel as kernel
+
+    out = np.empty((decks.shape[0], ev.shape[1]), np.int64)
+    kernel.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
+                             p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
+                             p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["pre_index"],
+                             p["flop_index"], p["river_index"], p["fold_index"], p["side_index"], p["side_fold"],
+                             p["side_paid_on_fold"], out, dealt)
+    if (out < 0).any():
+        from certify.games.kernels import KernelError
+
+        raise KernelError("a round ended in an event the PAR sheet gives no deal: the kernel and the sheet disagree")
+    ev[:] = out

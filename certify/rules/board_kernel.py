@@ -184,6 +184,7 @@ def board_counts(flops, weights, hole_class, n_classes, qual, river_kind, river_
     river_fold = np.zeros((n_chunks, n_classes, N_CATEGORIES), np.int64)
     flop_fold = np.zeros((n_chunks, n_classes, N_CATEGORIES), np.int64)
     check_value = np.zeros((n_chunks, n_classes), np.int64)
+    flop_choice = np.full((n_flops, 1326), -1, np.int8)  # the flop option taken per (flop, hole)
     boards_per_flop = 47 * 46 // 2
     dealer_hands = 45 * 44 // 2
     for chunk in prange(n_chunks):
@@ -233,6 +234,7 @@ def board_counts(flops, weights, hole_class, n_classes, qual, river_kind, river_
                             best_o = o
                             best_v = v
                     check_value[chunk, cls] += w * best_v
+                    flop_choice[fi, p] = best_o
                     kind = flop_kind[best_o]
                     for cat in range(N_CATEGORIES):
                         for c in range(N_CELLS):
@@ -249,4 +251,87 @@ def board_counts(flops, weights, hole_class, n_classes, qual, river_kind, river_
                             river_fold[chunk, cls, cat] += w * r_fold[p, cat]
             for i in range(3):
                 on_board[flop[i]] = False
-    return all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value
+    return all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value, flop_choice
+
+
+# ---------------------------------------------------------------- the bulk simulation
+@njit(cache=True)
+def _cells_against_every_dealer_hand(hole0, hole1, board, used, qual, cnt):
+    """The six cells of the player's hand against every dealer hand the unseen cards make."""
+    mine = eval7_nb(board[0], board[1], board[2], board[3], board[4], hole0, hole1)
+    cnt[:] = 0
+    for x in range(52):
+        if used[x]:
+            continue
+        for y in range(x + 1, 52):
+            if used[y]:
+                continue
+            v = eval7_nb(board[0], board[1], board[2], board[3], board[4], x, y)
+            cell = 0 if v >= qual else 3
+            if v < mine:
+                cnt[cell] += 1
+            elif v == mine:
+                cnt[cell + 1] += 1
+            else:
+                cnt[cell + 2] += 1
+    return mine
+
+
+@njit(cache=True)
+def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, flop_perm, perms, flop_choice,
+                      flop_kind, river_kind, river_mult, base, unit, fold_river, qual,
+                      pre_index, flop_index, river_index, fold_index, side_index, side_fold, side_paid_on_fold,
+                      ev, dealt):
+    """Deal and play each deck: player 0-1, dealer 2-3, flop 4-6, turn and river 7-8. Preflop by the
+    class table, the flop by the table of the canonical flop (the hole carried by the same suit
+    permutation), the river by the exact expectation against every dealer hand; then the showdown.
+    ``ev[r, 0]``: the main event (-1 where the sheet has none: a defect); ``ev[r, 1 + s]``: side s."""
+    used = np.zeros(52, np.bool_)
+    board = np.empty(5, np.int64)
+    cnt = np.zeros(N_CELLS, np.int64)
+    for r in range(decks.shape[0]):
+        d = decks[r]
+        h0, h1 = np.int64(d[0]), np.int64(d[1])
+        for i in range(5):
+            board[i] = d[4 + i]
+        mine = eval7_nb(board[0], board[1], board[2], board[3], board[4], h0, h1)
+        theirs = eval7_nb(board[0], board[1], board[2], board[3], board[4], np.int64(d[2]), np.int64(d[3]))
+        cat = mine >> 20
+        dealt[r] = cat
+        q = theirs >= qual
+        cell = (0 if q else 3) + (0 if mine > theirs else 1 if mine == theirs else 2)
+        folded = False
+        o = class_option[hole_class[h0, h1]]
+        if pre_kind[o] == ADD:
+            ev[r, 0] = pre_index[o, cell, cat]
+        elif pre_kind[o] == FOLD:
+            ev[r, 0] = fold_index[0]
+            folded = True
+        else:
+            f = np.sort(board[:3])
+            key = f[0] + (f[1] * (f[1] - 1)) // 2 + (f[2] * (f[2] - 1) * (f[2] - 2)) // 6
+            p = flop_perm[key]
+            a, b = perms[p, h0], perms[p, h1]
+            fo = flop_choice[flop_lookup[key], _pair_index(min(a, b), max(a, b))]
+            if flop_kind[fo] == ADD:
+                ev[r, 0] = flop_index[fo, cell, cat]
+            elif flop_kind[fo] == FOLD:
+                ev[r, 0] = fold_index[1]
+                folded = True
+            else:
+                used[:] = False
+                used[h0] = used[h1] = True
+                for i in range(5):
+                    used[board[i]] = True
+                _cells_against_every_dealer_hand(h0, h1, board, used, qual, cnt)
+                ro, _ = _best(river_kind, river_mult, cnt, cat, base, unit, fold_river * 990)
+                if river_kind[ro] == FOLD:
+                    ev[r, 0] = fold_index[2]
+                    folded = True
+                else:
+                    ev[r, 0] = river_index[ro, cell, cat]
+        for s in range(side_index.shape[0]):
+            if folded and not side_paid_on_fold[s]:
+                ev[r, 1 + s] = side_fold[s]
+            else:
+                ev[r, 1 + s] = side_index[s, cat]
