@@ -68,6 +68,13 @@ def test_the_hold_em_bonus_fixture_is_refused_naming_the_shape():
         analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
 
 
+def test_the_bulk_kernel_refuses_a_board_game_outside_the_shape_naming_it():
+    from certify.games.kernels import KernelError, kernel_for
+
+    with pytest.raises(KernelError, match="texas_holdem_bonus: .*a flop of 3, a decision"):
+        kernel_for(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
+
+
 def test_the_counts_and_decisions_of_one_flop_match_brute_force():
     spec = _spec()
     shape = board.board_shape(spec)
@@ -203,7 +210,7 @@ def _percent(x, digits: int) -> str:
 @pytest.mark.slow
 def test_the_full_game_agrees_with_the_published_analyses():
     spec = _spec()
-    bc = board.count(spec)  # what analysis.par_sheet runs for this spec (once: minutes)
+    bc = board.counts_of(spec)  # what analysis.par_sheet runs for this spec (once a process: minutes)
     main = board.main_sheet(spec, bc)
     (trips,) = board.side_sheets(spec, bc)
     assert main.cycle == board.CYCLE == 10 * HOW_CYCLE
@@ -287,3 +294,15 @@ def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(small_counts):
             assert k.wagers[0].nets[row[0]] == want
         assert k.wagers[1].events[row[1]] == analysis._category_name(ranking_categories("best_five")[cat])
         assert dealt_cat == cat
+
+
+@pytest.mark.slow
+def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails():
+    from certify.simulate import simulate, verify
+
+    sheet = analysis.par_sheet(_spec())  # the counts are kept for the kernel (board.counts_of)
+    good = simulate(str(SPEC), rounds=400_000, seed=14, workers=1)
+    assert verify(good, sheet, alpha=0.01, confirm_failures=False).passed
+    bad = verify(simulate(str(SPEC), rounds=400_000, seed=14, workers=1, fault="naive-shuffle"), sheet,
+                 alpha=0.01, confirm_failures=False)
+    assert not bad.passed
