@@ -68,6 +68,13 @@ def test_the_hold_em_bonus_fixture_is_refused_naming_the_shape():
         analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
 
 
+def test_a_face_down_flop_is_outside_the_shape(tmp_path):
+    def face_down(d):
+        d["steps"][3]["face"] = "down"
+    with pytest.raises(analysis.ShapeError, match="the board cards face up"):
+        board.board_shape(_spec(tmp_path, face_down))
+
+
 def test_the_bulk_kernel_refuses_a_board_game_outside_the_shape_naming_it():
     from certify.games.kernels import KernelError, kernel_for
 

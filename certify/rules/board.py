@@ -80,6 +80,8 @@ def board_shape(spec: RulesSpec) -> BoardShape:
         why.append("the best_five ranking")
     if any((s.face == "up" or s.face_up) for s in spec.deals("dealer") + spec.deals("player")):
         why.append("the player's and the dealer's cards face down")
+    if any(s.face != "up" for s in spec.deals("board")):
+        why.append("the board cards face up (the decisions see them)")
     decision_wagers = [n for n, w in spec.wagers.items() if w.made == "decision"]
     if len(decision_wagers) != 1:
         why.append("one decision wager (the Play)")
