@@ -37,7 +37,7 @@ from certify import hands  # noqa: E402
 
 # spec name -> family; other analyses add their specs here.
 SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
-         "texas_holdem_bonus", "texas_holdem_bonus_2x"]
+         "texas_holdem_bonus", "texas_holdem_bonus_2x", "ultimate_texas_holdem"]
 
 HOLE_INDEX = np.array(list(combinations(range(46), 4)), dtype=np.int64)
 
@@ -173,6 +173,20 @@ def main() -> None:
         holdem_baseline, holdem_report = _holdem_bench()
 
         print("\n" + "\n".join(holdem_report(min(holdem_times), holdem_baseline())))
+    uth_baseline([r for r in results if r["spec"] == "ultimate_texas_holdem"])
+
+
+# Eliot Jacobson's published exact run of Ultimate Texas Hold'em's basic strategy ("Ultimate Texas
+# Hold'em Basic Strategy and House Edge"): three days for the pre-flop cycle, two for the flop cycle.
+UTH_PUBLISHED_DAYS = 3 + 2
+
+
+def uth_baseline(results: list[dict]) -> None:
+    for r in results:
+        published = UTH_PUBLISHED_DAYS * 86400
+        print(f"\nbaseline for Ultimate Texas Hold'em: the published exact analysis took {UTH_PUBLISHED_DAYS} days "
+              f"of computer time; ours {r['seconds']:,.0f} s wall, {r['cpu_seconds']:,.0f} s CPU "
+              f"(ratio {published / r['seconds']:,.0f}x)")
 
 
 def _holdem_bench():

@@ -13,7 +13,8 @@ from certify.spec import (
 )
 
 SHIPPED = ["caribbean_stud", "casino_stud", "texas_holdem_bonus", "texas_holdem_bonus_2x",
-           "five_card_mulligan", "five_card_mulligan_online", "three_card_poker", "let_it_ride"]
+           "five_card_mulligan", "five_card_mulligan_online", "three_card_poker", "let_it_ride",
+           "ultimate_texas_holdem"]
 
 
 def test_every_shipped_spec_loads():

@@ -723,6 +723,10 @@ def _progressive_sheet(name: str, w, counts: Counts) -> WagerSheet:
 def par_sheet(spec: RulesSpec) -> ParSheet:
     """The exact PAR sheet of a rules-model spec: a game with no dealer hand by backward induction
     (``certify.rules.induction``), else the one-decision shape (``ShapeError`` for other shapes)."""
+    if spec.deals("board") and spec.deals("dealer"):  # hold'em against the dealer's hidden hand
+        from certify.rules.board import par_sheet as by_board
+
+        return by_board(spec)
     if not spec.deals("dealer"):
         from certify.rules.induction import par_sheet as by_induction
 

@@ -26,6 +26,13 @@ MAX_SIDE = 4  # side wagers a kernel tallies
 
 
 def rules_kernel(spec: RulesSpec) -> Kernel:
+    if spec.deals("board") and spec.deals("dealer"):  # hold'em against the dealer: certify.rules.board
+        from certify.rules.board import board_kernel
+
+        try:
+            return board_kernel(spec)
+        except ShapeError as exc:
+            raise KernelError(str(exc)) from None
     if not spec.deals("dealer"):
         return induction_kernel(spec)
     try:
@@ -147,6 +154,11 @@ def _play(decks, k, three_card, qualify, rule_value, rule_option, index, fold, s
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
+    if p.get("board"):
+        from certify.rules.board import play_rounds as play_board
+
+        play_board(decks, p, ev, dealt)
+        return
     if p.get("induction"):
         _play_induction(decks, p["first"], p["first_table"], p["second"], p["stake"], p["pay"], p["lines"],
                         p["path_of"], p["tie_order"], p["index"], p["den"], ev, dealt)

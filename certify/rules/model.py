@@ -21,7 +21,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
+from pydantic import BeforeValidator, Discriminator, Field, Tag, model_serializer, model_validator
 
 from certify.spec import (
     HAND_KEYS, HandKey, HandThreshold, Model, Money, Multiple, Odds, PayEntry, ProgressivePayTable,
@@ -78,6 +78,17 @@ class DecideStep(Model):
 
     decide: str = Field(pattern=r"^[a-z0-9_]+$")
     options: list[Option] = Field(min_length=2)
+    skipped_when_made: list[str] = Field(default_factory=list, description="decision wagers: a seat that "
+                                         "has made any of them skips this decision (one Play bet a hand)")
+
+    @model_serializer(mode="wrap")
+    def _without_empty_skip(self, handler):
+        # left out when empty: the dump of every spec written before the field is unchanged (the
+        # PAR-sheet cache and the golden sheets are keyed by it)
+        data = handler(self)
+        if not self.skipped_when_made and isinstance(data, dict):
+            data.pop("skipped_when_made", None)
+        return data
 
     @model_validator(mode="after")
     def _unique(self) -> "DecideStep":
@@ -125,12 +136,13 @@ class Dealer(Model):
 # ---------------------------------------------------------------- settlement
 
 def _push_lose_or_odds(value: Any) -> Any:
-    if isinstance(value, str) and value.strip().lower() in ("push", "lose"):
+    if isinstance(value, str) and value.strip().lower() in ("push", "lose", "action"):
         return value.strip().lower()
     return _odds(value)
 
 
-Outcome = Annotated[Union[Literal["push", "lose"], Decimal], BeforeValidator(_push_lose_or_odds)]
+# "action": a dealer who does not qualify changes nothing, the hands are compared (UTH's Blind, Play).
+Outcome = Annotated[Union[Literal["push", "lose", "action"], Decimal], BeforeValidator(_push_lose_or_odds)]
 CategoryPays = dict[HandKey, PayEntry]
 
 
@@ -387,6 +399,9 @@ class RulesSpec(Model):
                             out.append((where + ("pull_back",), f"{w!r}: expected a wager with made: unit or with_unit"))
                     if opt.replace and not self.deals("player"):
                         out.append((where + ("replace",), "nothing to replace: no cards dealt to the player"))
+                for w in step.skipped_when_made:
+                    if w not in self.wagers or self.wagers[w].made != "decision":
+                        out.append((("steps", i, "skipped_when_made"), f"{w!r}: expected a wager with made: decision"))
             elif isinstance(step, DealStep):
                 for k in step.face_up:
                     if not 0 <= k < step.cards:
@@ -434,7 +449,7 @@ class RulesSpec(Model):
                 out.append((where, "a wager settled against the dealer needs cards dealt to the dealer"))
             if self.dealer.qualifies is not None and v.dealer_not_qualifying is None:
                 out.append((where + ("dealer_not_qualifying",), "required when the dealer has a qualifier "
-                                                                "(push, lose, or odds X to 1)"))
+                                                                "(push, lose, action, or odds X to 1)"))
             if self.dealer.qualifies is None and v.dealer_not_qualifying is not None:
                 out.append((where + ("dealer_not_qualifying",), "the dealer has no qualifier (dealer.qualifies)"))
             if v.win_pays is not None:

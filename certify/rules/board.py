@@ -1,0 +1,559 @@
+"""Exact PAR sheets of the board shape of the rules model: hold'em against the dealer's hidden hand.
+
+The shape (``board_shape`` checks it and names what differs): two cards to the player and two face
+down to the dealer, one decision before the flop, the flop (3 board cards), a decision, the turn and
+river (2 board cards), a last decision; hands are the best five of seven. One decision wager (the
+Play) is made by the options in multiples of the unit wager; a decision with ``skipped_when_made``
+is skipped by a seat that has made it. Options fold, check or add (Ultimate Texas Hold'em: 4x or 3x
+preflop, 2x on the flop, 1x or fold on the river). Main wagers are settled against the dealer, a
+dealer who does not qualify doing to each what the spec says (``action``: nothing); side wagers
+are paid by a table on the player's own hand.
+
+The counting (``certify.rules.board_kernel``): for each suit-canonical flop (1,755, weighted by
+their orbits) and each turn-river pair, the 1,081 two-card hands left are valued once and sorted;
+each hand's disjoint dealer hands below / tied / above it, split by the dealer's qualifying, are
+counted by inclusion-exclusion over its two cards. The result of a path is linear in the Play's
+multiple, so every value is ``base + m * unit`` over those six cells. The river decision is taken
+per (hole, board), the flop decision per (hole, flop), the preflop decision per starting-hand class
+(169): the class is closed under suit permutations, so its sums over the canonical flops weighted by
+orbit size are its sums over every flop. On a tie in expectation the option leaving less at risk is
+taken. The cycle is every player hole x flop x turn-river pair x dealer hole:
+C(52,2) x C(50,3) x C(47,2) x C(45,2).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations, permutations
+from math import comb, lcm
+from typing import Any
+
+import numpy as np
+
+from certify.analysis.par import ParSheet, WagerSheet
+from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _category_name, _fraction, _line_pays, settle_unit
+from certify.rules.model import DealStep, RulesSpec, ranking_categories
+
+DECK = 52
+CELL_NAMES = ("win, dealer qualifies", "tie, dealer qualifies", "lose, dealer qualifies",
+              "win, dealer does not qualify", "tie, dealer does not qualify", "lose, dealer does not qualify")
+_RESULT = (WIN, TIE, LOSS, WIN, TIE, LOSS)
+STAGES = ("preflop", "flop", "river")  # the decisions, by board cards seen: 0, 3, 5
+CYCLE = comb(52, 2) * comb(50, 3) * comb(47, 2) * comb(45, 2)
+
+
+@dataclass(frozen=True)
+class StageOptions:
+    """One decision's options, ordered by what they leave at risk (the tie-break order)."""
+
+    decide: str
+    names: tuple[str, ...]
+    kinds: tuple[int, ...]  # board_kernel.FOLD / CHECK / ADD
+    mults: tuple[Fraction, ...]  # the Play's multiple an ADD makes
+
+
+@dataclass(frozen=True)
+class BoardShape:
+    stages: tuple[StageOptions, StageOptions, StageOptions]
+    play: str  # the decision wager
+    stake: Fraction  # the unit and with-unit wagers, in unit wagers: what a fold loses
+    base: tuple  # base[cell][category]: their net, Fractions
+    unit: tuple  # unit[cell][category]: the Play's net per unit of its multiple
+    qualify: int  # the dealer's qualifying value (best-five packing), 0: always qualifies
+
+
+def board_shape(spec: RulesSpec) -> BoardShape:
+    """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
+    from certify.rules import board_kernel as kernel
+
+    why = []
+    kinds = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps]
+    want = [("deal", "player", 2), ("deal", "dealer", 2), ("decide",), ("deal", "board", 3), ("decide",),
+            ("deal", "board", 2), ("decide",)]
+    if sorted(kinds[:2]) != sorted(want[:2]) or kinds[2:] != want[2:]:
+        why.append("the steps: 2 cards to the player and 2 to the dealer, a decision, a flop of 3, a "
+                   "decision, 2 more board cards, a last decision")
+    if spec.ranking != "best_five":
+        why.append("the best_five ranking")
+    if any((s.face == "up" or s.face_up) for s in spec.deals("dealer") + spec.deals("player")):
+        why.append("the player's and the dealer's cards face down")
+    if any(s.face != "up" for s in spec.deals("board")):
+        why.append("the board cards face up (the decisions see them)")
+    decision_wagers = [n for n, w in spec.wagers.items() if w.made == "decision"]
+    if len(decision_wagers) != 1:
+        why.append("one decision wager (the Play)")
+    play = decision_wagers[0] if decision_wagers else ""
+    decisions = spec.decisions
+    for d in decisions[1:] if len(decisions) == 3 else []:
+        if play not in d.skipped_when_made:
+            why.append(f"one Play a hand: the later decisions skipped_when_made: [{play}]")
+    for d in decisions:
+        for o in d.options:
+            if o.pull_back or o.replace or set(o.add) - {play}:
+                why.append(f"options that fold, check or add the Play ({o.name})")
+    for name, w in spec.wagers.items():
+        kind = w.settle.kind
+        if w.made != "side" and kind != "versus_dealer":
+            why.append(f"main wagers settled against the dealer ({name}: {kind})")
+        if w.made == "side" and (kind != "pay_table" or w.settle.pay_table.hand != "player"
+                                 or w.settle.pay_table.when != "always" or w.settle.pay_table.ranking not in (None, spec.ranking)):
+            why.append(f"side wagers paid always by a table on the player's own hand ({name})")
+        if kind == "versus_dealer" and w.settle.versus_dealer.bonus is not None:
+            why.append(f"no Ante bonus ({name})")
+    if spec.strategy is not None:
+        why.append("no spec strategy (the analysis derives the strategy of every decision)")
+    if why:
+        raise ShapeError(f"{spec.name}: the board-shape analysis counts games with " + "; ".join(dict.fromkeys(why)))
+    stages = []
+    for d in decisions:
+        entries = []
+        for o in d.options:
+            if o.fold:
+                entries.append((Fraction(-1), o.name, kernel.FOLD, Fraction(0)))
+            elif o.add:
+                m = _fraction(o.add[play])
+                entries.append((m, o.name, kernel.ADD, m))
+            else:
+                entries.append((Fraction(0), o.name, kernel.CHECK, Fraction(0)))
+        entries.sort(key=lambda e: e[0])  # stable: listed order among equals
+        stages.append(StageOptions(d.decide, tuple(e[1] for e in entries), tuple(e[2] for e in entries),
+                                   tuple(e[3] for e in entries)))
+    main = [n for n, w in spec.wagers.items() if w.made in ("unit", "with_unit")]
+    stake = sum((Fraction(1) if spec.wagers[n].made == "unit" else _fraction(spec.wagers[n].multiple_of_unit))
+                for n in main)
+    n_cat = len(ranking_categories(spec.ranking))
+    base = tuple(tuple(sum(((Fraction(1) if spec.wagers[n].made == "unit" else _fraction(spec.wagers[n].multiple_of_unit))
+                            * cell_net(spec, spec.wagers[n].settle, cell, cat) for n in main), Fraction(0))
+                       for cat in range(n_cat)) for cell in range(kernel.N_CELLS))
+    unit = tuple(tuple(cell_net(spec, spec.wagers[play].settle, cell, cat) for cat in range(n_cat))
+                 for cell in range(kernel.N_CELLS))
+    qualify = 0 if spec.dealer.qualifies is None else spec.threshold_value(spec.dealer.qualifies)
+    return BoardShape(tuple(stages), play, stake, base, unit, qualify)
+
+
+def cell_net(spec: RulesSpec, settle, cell: int, category: int) -> Fraction:
+    """Net per unit of a wager settled against the dealer, in one of the six cells: a dealer who
+    does not qualify settles it by ``dealer_not_qualifying`` unless that is ``action``."""
+    v = settle.versus_dealer
+    qualifies = cell < 3
+    if not qualifies and v.dealer_not_qualifying not in (None, "action"):
+        return settle_unit(spec, settle, NQ, category)
+    return settle_unit(spec, settle, _RESULT[cell], category)
+
+
+# ----------------------------------------------------------------------------------------------
+# The counting.
+# ----------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def canonical_flops() -> tuple[np.ndarray, np.ndarray]:
+    """One flop per suit-permutation orbit (the smallest image) and the orbit's size: 1,755 flops
+    weighing C(52, 3) = 22,100."""
+    perms = list(permutations(range(4)))
+    orbit: dict[tuple, int] = {}
+    for flop in combinations(range(DECK), 3):
+        key = min(tuple(sorted(4 * (c >> 2) + p[c & 3] for c in flop)) for p in perms)
+        orbit[key] = orbit.get(key, 0) + 1
+    flops = sorted(orbit)
+    return np.array(flops, np.int64), np.array([orbit[f] for f in flops], np.int64)
+
+
+@lru_cache(maxsize=1)
+def hole_class_table() -> tuple[np.ndarray, tuple]:
+    """table[x, y] = the starting-hand class (index into ``hole_classes()``) of the hole {x, y}."""
+    from certify.analysis.holdem_bonus import class_of_hole, hole_classes
+
+    classes = hole_classes()
+    index = {c.name: i for i, c in enumerate(classes)}
+    table = np.full((DECK, DECK), -1, np.int64)
+    for x in range(DECK):
+        for y in range(DECK):
+            if x != y:
+                table[x, y] = index[class_of_hole(x, y)]
+    return table, classes
+
+
+@dataclass(frozen=True)
+class BoardCounts:
+    shape: BoardShape
+    den: int
+    classes: tuple  # HoleClass
+    all_cells: np.ndarray  # (class, cell, category): every board, per class (summed over its holes)
+    flop_cells: np.ndarray  # (class, flop option, cell, category): the hands taking each flop option
+    river_cells: np.ndarray  # (class, river option, cell, category)
+    river_fold: np.ndarray  # (class, category): dealer hands of the river folds
+    flop_fold: np.ndarray  # (class, category)
+    check_value: np.ndarray  # (class,): value of checking preflop, scaled by den
+    seconds: float
+    cpu_seconds: float
+    flops: np.ndarray | None = None  # the canonical flops counted
+    flop_choice: np.ndarray | None = None  # (flop, hole pair index): the flop option taken, -1 not dealt
+
+
+def _scaled(shape: BoardShape) -> tuple[np.ndarray, np.ndarray, int]:
+    den = lcm(*(x.denominator for table in (shape.base, shape.unit) for row in table for x in row),
+              *(m.denominator for s in shape.stages for m in s.mults), shape.stake.denominator)
+    base = np.array([[int(x * den) for x in row] for row in shape.base], np.int64)
+    unit = np.array([[int(x * den) for x in row] for row in shape.unit], np.int64)
+    return base, unit, den
+
+
+def count(spec: RulesSpec, n_chunks: int = 64, flops: np.ndarray | None = None,
+          weights: np.ndarray | None = None) -> BoardCounts:
+    """Run the kernel over every canonical flop (minutes), or over the given flops and weights
+    (a smaller game dealt from those flops only: for tests)."""
+    from certify.rules import board_kernel as kernel
+
+    shape = board_shape(spec)
+    base, unit, den = _scaled(shape)
+    if any(m.denominator != 1 for s in shape.stages for m in s.mults):
+        raise ShapeError(f"{spec.name}: the board-shape analysis counts whole multiples of the unit wager")
+    if flops is None:
+        flops, weights = canonical_flops()
+    n_chunks = max(1, min(n_chunks, len(flops)))
+    table, classes = hole_class_table()
+    pre, flop, river = shape.stages
+    start, cpu = time.perf_counter(), time.process_time()
+    out = kernel.board_counts(flops, weights, table, len(classes), int(shape.qualify),
+                              np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
+                              np.array(flop.kinds, np.int64), np.array([int(m) for m in flop.mults], np.int64),
+                              base, unit, int(-shape.stake * den), int(-shape.stake * den), n_chunks)
+    all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value = (a.sum(axis=0) for a in out[:6])
+    return BoardCounts(shape, den, classes, all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value,
+                       time.perf_counter() - start, time.process_time() - cpu, flops, out[6])
+
+
+_COUNTS: dict[str, BoardCounts] = {}
+
+
+def counts_of(spec: RulesSpec) -> BoardCounts:
+    """``count(spec)`` once per process (the sheet and the bulk kernel both need it)."""
+    key = spec.model_dump_json()
+    if key not in _COUNTS:
+        _COUNTS[key] = count(spec)
+    return _COUNTS[key]
+
+
+# ----------------------------------------------------------------------------------------------
+# The sheet.
+# ----------------------------------------------------------------------------------------------
+def _value(cells: np.ndarray, m: Fraction, shape: BoardShape) -> Fraction:
+    """The exact net of a path over ``cells`` (cell, category) at Play multiple m, in unit wagers."""
+    total = Fraction(0)
+    for c in range(cells.shape[0]):
+        for cat in range(cells.shape[1]):
+            n = int(cells[c, cat])
+            if n:
+                total += n * (shape.base[c][cat] + m * shape.unit[c][cat])
+    return total
+
+
+@dataclass(frozen=True)
+class PreflopChoice:
+    name: str
+    weight: int  # holes in the class
+    option: int  # index into the preflop StageOptions
+    values: tuple[Fraction, ...]  # per option: expected net per hand, in unit wagers
+
+
+def preflop_choices(bc: BoardCounts) -> list[PreflopChoice]:
+    from certify.rules import board_kernel as kernel
+
+    shape = bc.shape
+    pre = shape.stages[0]
+    out = []
+    for k, cls in enumerate(bc.classes):
+        deals = max(1, int(bc.all_cells[k].sum()))  # C(50,3) x C(47,2) x C(45,2) a hole when every flop is dealt
+        values = []
+        for kind, m in zip(pre.kinds, pre.mults):
+            if kind == kernel.FOLD:
+                values.append(-shape.stake)
+            elif kind == kernel.CHECK:
+                values.append(Fraction(int(bc.check_value[k]), bc.den * deals))
+            else:
+                values.append(_value(bc.all_cells[k], m, shape) / deals)
+        best = max(range(len(values)), key=lambda o: (values[o], -o))  # first (least at risk) on a tie
+        out.append(PreflopChoice(cls.name, cls.weight, best, tuple(values)))
+    return out
+
+
+def event_runs(m: Fraction, shape: BoardShape, n_categories: int) -> list[tuple[int, list[int]]]:
+    """(cell, categories) of each event of a path at Play multiple m: per cell, the runs of
+    categories (strongest first) paying the same merged into one event."""
+    out = []
+    for c in range(len(shape.base)):
+        run: list[int] = []
+        for cat in reversed(range(n_categories)):
+            pays = shape.base[c][cat] + m * shape.unit[c][cat]
+            if run and shape.base[c][run[-1]] + m * shape.unit[c][run[-1]] != pays:
+                out.append((c, run))
+                run = []
+            run.append(cat)
+        out.append((c, run))
+    return out
+
+
+def _events(label: str, cells: np.ndarray, m: Fraction, shape: BoardShape, categories) -> list[tuple]:
+    """Rows of one path: per cell, runs of categories with the same pay merged."""
+    out = [_row(label, c, run, cells, m, shape, categories) for c, run in event_runs(m, shape, cells.shape[1])]
+    return [row for row in out if row[2]]
+
+
+def _row(label, c, run, cells, m, shape, categories) -> tuple:
+    names = [_category_name(categories[k]) for k in (run[0], run[-1])]
+    text = names[0] if len(run) == 1 else f"{names[1]} to {names[0]}"
+    n = int(sum(int(cells[c, k]) for k in run))
+    return (f"{label}: {CELL_NAMES[c]}, {text}", shape.base[c][run[0]] + m * shape.unit[c][run[0]], n,
+            shape.stake + m)
+
+
+def played_cells(bc: BoardCounts) -> tuple[dict[tuple, list], int]:
+    """The derived strategy's deals: per path (option name, Play multiple; None for a fold before
+    the river) the (cell, category) arrays played on it, and the river folds."""
+    from certify.rules import board_kernel as kernel
+
+    pre, flop, river = bc.shape.stages
+    by_path: dict[tuple, list] = {}
+    river_folds = np.zeros(bc.river_fold.shape[1], np.int64)
+    for k, ch in enumerate(preflop_choices(bc)):
+        kind, m = pre.kinds[ch.option], pre.mults[ch.option]
+        if kind == kernel.ADD:
+            by_path.setdefault((pre.names[ch.option], m), []).append(bc.all_cells[k])
+        elif kind == kernel.FOLD:
+            by_path.setdefault(("fold (preflop)", None), []).append(bc.all_cells[k])
+        else:
+            for o, (fk, fm) in enumerate(zip(flop.kinds, flop.mults)):
+                if fk == kernel.ADD:
+                    by_path.setdefault((flop.names[o], fm), []).append(bc.flop_cells[k, o])
+            if bc.flop_fold[k].any():
+                by_path.setdefault(("fold (flop)", None), []).append(bc.flop_fold[k][None, :])
+            for o, (rk, rm) in enumerate(zip(river.kinds, river.mults)):
+                if rk != kernel.FOLD:
+                    by_path.setdefault((river.names[o], rm), []).append(bc.river_cells[k, o])
+            river_folds += bc.river_fold[k]
+    return by_path, int(river_folds.sum())
+
+
+def main_return(bc: BoardCounts) -> Fraction:
+    """The exact expected net per deal (unit wagers) under the derived strategy."""
+    by_path, river_folds = played_cells(bc)
+    total = Fraction(-river_folds) * bc.shape.stake
+    deals = river_folds
+    for (label, m), parts in by_path.items():
+        for cells in parts:
+            deals += int(cells.sum())
+            total += -int(cells.sum()) * bc.shape.stake if m is None else _value(cells, m, bc.shape)
+    return total / deals
+
+
+def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerSheet:
+    from certify.rules import board_kernel as kernel
+
+    shape = bc.shape
+    categories = ranking_categories(spec.ranking)
+    pre, flop, river = shape.stages
+    choices = preflop_choices(bc)
+    zero = np.zeros_like(bc.all_cells[0])
+    by_path, river_folds = played_cells(bc)
+    events = []
+    for (label, m), parts in by_path.items():
+        cells = sum(parts, zero.copy()) if m is not None else None
+        if m is None:
+            events.append((label, -shape.stake, int(sum(int(p.sum()) for p in parts)), shape.stake))
+        else:
+            events += _events(label, cells, m, shape, categories)
+    events.append((f"{river.names[river.kinds.index(kernel.FOLD)]} (river)" if kernel.FOLD in river.kinds else "fold",
+                   -shape.stake, river_folds, shape.stake))
+    events = [e for e in events if e[2]]
+    table, chart = _strategy_report(bc, choices)
+    sheet = WagerSheet.from_combinations(
+        "main game", events,
+        strategy=(f"optimal (derived): at '{pre.decide}' per starting hand, at '{flop.decide}' per hole and "
+                  f"flop, at '{river.decide}' per hole and board, the option of highest exact expectation "
+                  "against the dealer's unseen hand (on a tie, the one leaving less at risk)"),
+        strategy_table=table, strategy_chart=chart,
+        notes=(f"amounts per unit wager ({spec.unit}); cycle: player hole x flop x turn-river x dealer hole = "
+               f"C(52,2) x C(50,3) x C(47,2) x C(45,2) = {CYCLE:,}",))
+    if full and sheet.cycle != CYCLE:
+        raise ShapeError(f"cycle {sheet.cycle} != {CYCLE}: the counting is wrong")
+    return sheet
+
+
+def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[list[dict], list[str]]:
+    from certify.analysis.holdem_bonus import RANKS
+    from certify.rules import board_kernel as kernel
+
+    pre, flop, river = bc.shape.stages
+    table = []
+    for k, ch in enumerate(choices):
+        per_hole = comb(50, 3) * comb(47, 2) * comb(45, 2) * ch.weight
+        row = {"hand": ch.name, "combinations": ch.weight, "decision": pre.names[ch.option]}
+        for name, v in zip(pre.names, ch.values):
+            row[f"ev_{name}"] = float(v)
+            row[f"ev_{name}_exact"] = str(v)
+        if pre.kinds[ch.option] == kernel.CHECK:
+            for o, name in enumerate(flop.names):
+                if flop.kinds[o] == kernel.ADD:
+                    row[f"{name}_rate"] = float(Fraction(int(bc.flop_cells[k, o].sum()), per_hole))
+            for o, name in enumerate(river.names):
+                if river.kinds[o] != kernel.FOLD:
+                    row[f"{name}_rate"] = float(Fraction(int(bc.river_cells[k, o].sum()), per_hole))
+            row["river_fold_rate"] = float(Fraction(int(bc.river_fold[k].sum()), per_hole))
+        table.append(row)
+    marks = {}
+    for o, name in enumerate(pre.names):
+        kind = pre.kinds[o]
+        marks[o] = "c" if kind == kernel.CHECK else "f" if kind == kernel.FOLD else str(pre.mults[o])
+    by_name = {ch.name: ch for ch in choices}
+    legend = ", ".join(f"{marks[o]} {pre.names[o]}" for o in range(len(pre.names)))
+    chart = [f"{pre.decide} (row = first rank, suited above the diagonal, offsuit below; {legend}):",
+             "    " + " ".join(RANKS[::-1])]
+    for i in range(12, -1, -1):
+        row = []
+        for j in range(12, -1, -1):
+            key = RANKS[i] * 2 if i == j else (RANKS[i] + RANKS[j] + "s" if j < i else RANKS[j] + RANKS[i] + "o")
+            row.append(marks[by_name[key].option][0])
+        chart.append(f"  {RANKS[i]} " + " ".join(row))
+    return table, chart
+
+
+def side_sheets(spec: RulesSpec, bc: BoardCounts) -> list[WagerSheet]:
+    """Each side wager by the player's final category (every deal; a fold loses it unless
+    ``paid_on_fold``, as the derived strategy folds)."""
+    categories = ranking_categories(spec.ranking)
+    by_cat = bc.all_cells.sum(axis=(0, 1))
+    folded = bc.river_fold.sum(axis=0) + bc.flop_fold.sum(axis=0)
+    out = []
+    for name, w in spec.wagers.items():
+        if w.made != "side":
+            continue
+        p = w.settle.pay_table
+        odds = _line_pays(p, spec.ranking)
+        live = by_cat if p.paid_on_fold else by_cat - folded
+        events = []
+        for c in reversed(range(len(categories))):
+            pays = Fraction(-1) if odds[c] is None else _fraction(odds[c])
+            events.append((_category_name(categories[c]), pays, int(live[c]), 1))
+        if not p.paid_on_fold:
+            events.append(("folded", Fraction(-1), int(folded.sum()), 1))
+        out.append(WagerSheet.from_combinations(
+            name, events, strategy="none: paid on the player's own hand"
+            + ("" if p.paid_on_fold else " (lost on a fold, as the derived strategy folds)"),
+            notes=(f"per deal of the main game's cycle ({CYCLE:,})",)))
+    return out
+
+
+def par_sheet(spec: RulesSpec) -> ParSheet:
+    """The exact PAR sheet: main game with the derived strategy, then each side wager."""
+    bc = counts_of(spec)
+    main = main_sheet(spec, bc)
+    choices = preflop_choices(bc)
+    pre = bc.shape.stages[0]
+    taken = {name: sum(ch.weight for ch in choices if pre.names[ch.option] == name) for name in pre.names}
+    by_option: dict[str, Fraction] = {}
+    for row in main.rows:  # the share of deals ending on each option (the Play's size, or a fold)
+        option = row.event.split(":")[0].split(" (")[0]
+        by_option[option] = by_option.get(option, Fraction(0)) + row.probability
+    frequencies: dict[str, Any] = {
+        f"{pre.decide}_holes_by_option": taken,
+        "deals_by_final_option": {k: float(v) for k, v in by_option.items()},
+        "deals_by_final_option_exact": {k: str(v) for k, v in by_option.items()},
+        "dealer_qualifier": str(spec.dealer.qualifies.category) if spec.dealer.qualifies else None}
+    return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=(main, *side_sheets(spec, bc)),
+                    frequencies=frequencies)
+
+
+# ----------------------------------------------------------------------------------------------
+# The bulk kernel: the derived strategy played deck by deck (certify.games.kernels.Kernel).
+# ----------------------------------------------------------------------------------------------
+def flop_lookup(flops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lookup, perm, perms): for every flop by colex rank of its sorted cards, the index of its
+    orbit's flop in ``flops`` (-1: not counted) and a suit permutation (row of ``perms``: card ->
+    card) carrying it there."""
+    table = list(permutations(range(4)))
+    perms = np.array([[4 * (c >> 2) + p[c & 3] for c in range(DECK)] for p in table], np.int64)
+    where = {tuple(int(c) for c in f): i for i, f in enumerate(flops)}
+    lookup = np.full(comb(DECK, 3), -1, np.int64)
+    perm = np.zeros(comb(DECK, 3), np.int64)
+    for f in combinations(range(DECK), 3):
+        key = f[0] + comb(f[1], 2) + comb(f[2], 3)
+        for p in range(len(table)):
+            image = tuple(sorted(int(perms[p, c]) for c in f))
+            if image in where:
+                lookup[key], perm[key] = where[image], p
+                break
+    return lookup, perm, perms
+
+
+def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
+    """The bulk kernel of a board-shape spec, playing the derived strategy; its events are the
+    PAR sheet's rows (``main_sheet``, ``side_sheets``), so a simulation is tallied against them."""
+    from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
+    from certify.rules import board_kernel as kernel
+
+    bc = counts_of(spec) if bc is None else bc
+    shape = bc.shape
+    base, unit, den = _scaled(shape)
+    pre, flop, river = shape.stages
+    categories = ranking_categories(spec.ranking)
+    sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == len(canonical_flops()[0]))
+    names = [row.event for row in sheet.rows]
+    main = WagerEvents("main", names, [Fraction(row.pays) for row in sheet.rows], _scale([row.pays for row in sheet.rows]))
+
+    def index_of(stage: StageOptions) -> np.ndarray:
+        out = np.full((len(stage.names), kernel.N_CELLS, len(categories)), -1, np.int64)
+        for o, (name, kind, m) in enumerate(zip(stage.names, stage.kinds, stage.mults)):
+            if kind == kernel.FOLD:
+                continue
+            for c, run in event_runs(m, shape, len(categories)):
+                label = _row(name, c, run, np.zeros((kernel.N_CELLS, len(categories))), m, shape, categories)[0]
+                for cat in run:
+                    out[o, c, cat] = names.index(label) if label in names else -1
+        return out
+
+    def fold_at(label: str) -> int:
+        return names.index(label) if label in names else -1
+    fold_name = f"{river.names[river.kinds.index(kernel.FOLD)]} (river)" if kernel.FOLD in river.kinds else "fold"
+    folds = np.array([fold_at("fold (preflop)"), fold_at("fold (flop)"), fold_at(fold_name)], np.int64)
+    table, _ = hole_class_table()
+    class_option = np.array([ch.option for ch in preflop_choices(bc)], np.int64)
+    lookup, perm, perms = flop_lookup(bc.flops if bc.flops is not None else canonical_flops()[0])
+    wagers = [main]
+    side_index, side_fold, side_paid = [], [], []
+    for side in side_sheets(spec, bc):
+        side_names = [row.event for row in side.rows]
+        wagers.append(WagerEvents(side.name, side_names, [Fraction(row.pays) for row in side.rows],
+                                  _scale([row.pays for row in side.rows])))
+        side_index.append([side_names.index(_category_name(categories[c])) for c in range(len(categories))])
+        side_fold.append(side_names.index("folded") if "folded" in side_names else -1)
+        side_paid.append(spec.wagers[side.name].settle.pay_table.paid_on_fold)
+    if len(names) > 127:
+        raise KernelError(f"{spec.name}: {len(names)} main events, more than the kernel's 127")
+    params = {"board": True, "hole_class": table, "class_option": class_option,
+              "pre_kind": np.array(pre.kinds, np.int64), "flop_lookup": lookup, "flop_perm": perm, "perms": perms,
+              "flop_choice": bc.flop_choice, "flop_kind": np.array(flop.kinds, np.int64),
+              "river_kind": np.array(river.kinds, np.int64),
+              "river_mult": np.array([int(m) for m in river.mults], np.int64), "base": base, "unit": unit,
+              "fold_river": int(-shape.stake * den), "qual": int(shape.qualify),
+              "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
+              "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
+              "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
+    return Kernel("rules", 9, 9, wagers, "7", params)
+
+
+def play_rounds(decks, p, ev, dealt) -> None:
+    from certify.rules import board_kernel as kernel
+
+    out = np.empty((decks.shape[0], ev.shape[1]), np.int64)
+    kernel.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
+                             p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
+                             p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["pre_index"],
+                             p["flop_index"], p["river_index"], p["fold_index"], p["side_index"], p["side_fold"],
+                             p["side_paid_on_fold"], out, dealt)
+    if (out < 0).any():
+        from certify.games.kernels import KernelError
+
+        raise KernelError("a round ended in an event the PAR sheet gives no deal: the kernel and the sheet disagree")
+    ev[:] = out

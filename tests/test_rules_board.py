@@ -1,0 +1,315 @@
+"""The board shape of the rules model: Ultimate Texas Hold'em as a spec only (certify.rules.board).
+
+The fast tests deal a smaller game (a few canonical flops, each with its orbit weight): the counts
+against brute force, every deal counted once, and rule changes moving the exact figures as the
+combinatorics say. The slow test counts the whole game and compares it with the published analyses.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from certify import hands
+from certify.rules import analysis, board
+from certify.rules import board_kernel as kernel
+from certify.rules.model import ranking_categories
+from certify.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "specs" / "ultimate_texas_holdem.yaml"
+
+
+def _spec(tmp_path=None, change=None):
+    import yaml
+
+    data = yaml.safe_load(SPEC.read_text())
+    if change is None:
+        return load_spec(SPEC)
+    change(data)
+    path = tmp_path / "ultimate_texas_holdem.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return load_spec(path)
+
+
+def _small_game():
+    flops, weights = board.canonical_flops()
+    pick = np.arange(0, len(flops), 160)  # 11 flops of different shapes, each with its orbit
+    return flops[pick], weights[pick]
+
+
+@pytest.fixture(scope="module")
+def small_counts():
+    flops, weights = _small_game()
+    return board.count(_spec(), flops=flops, weights=weights)
+
+
+def test_the_spec_reads_as_the_board_shape():
+    shape = board.board_shape(_spec())
+    pre, flop, river = shape.stages
+    assert pre.names == ("check_preflop", "play_3x", "play_4x")  # by what they leave at risk
+    assert flop.names == ("check_flop", "play_2x") and river.names == ("fold", "play_1x")
+    assert shape.play == "play" and shape.stake == 2 and shape.qualify == 1 << 20
+    flush, pair = 5, 1
+    assert shape.base[kernel.QW][flush] == Fraction(5, 2)  # Ante 1 + Blind 3 to 2
+    assert shape.base[kernel.NW][flush] == Fraction(3, 2)  # the Ante pushes, the Blind has action
+    assert shape.base[kernel.QW][pair] == 1 and shape.base[kernel.NW][pair] == 0  # Blind pushes below a straight
+    assert shape.base[kernel.QL][pair] == -2 and shape.base[kernel.NL][pair] == -1
+    assert shape.base[kernel.QT][flush] == shape.base[kernel.NT][flush] == 0
+    assert shape.unit[kernel.NW][pair] == 1 and shape.unit[kernel.NL][pair] == -1  # the Play has action
+
+
+def test_the_hold_em_bonus_fixture_is_refused_naming_the_shape():
+    with pytest.raises(analysis.ShapeError, match="a flop of 3, a decision, 2 more board cards"):
+        analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
+
+
+def test_a_face_down_flop_is_outside_the_shape(tmp_path):
+    def face_down(d):
+        d["steps"][3]["face"] = "down"
+    with pytest.raises(analysis.ShapeError, match="the board cards face up"):
+        board.board_shape(_spec(tmp_path, face_down))
+
+
+def test_the_bulk_kernel_refuses_a_board_game_outside_the_shape_naming_it():
+    from certify.games.kernels import KernelError, kernel_for
+
+    with pytest.raises(KernelError, match="texas_holdem_bonus: .*a flop of 3, a decision"):
+        kernel_for(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
+
+
+def test_the_counts_and_decisions_of_one_flop_match_brute_force():
+    spec = _spec()
+    shape = board.board_shape(spec)
+    base, unit, den = board._scaled(shape)
+    pre, flop, river = shape.stages
+    flop_cards = (0, 17, 42)
+    per_hole = np.full((52, 52), -1, np.int64)  # every hole its own class
+    for x, y in combinations(range(52), 2):
+        per_hole[x, y] = per_hole[y, x] = kernel._pair_index(x, y)
+    out = kernel.board_counts(np.array([flop_cards], np.int64), np.ones(1, np.int64), per_hole, 1326,
+                              shape.qualify, np.array(river.kinds), np.array([int(m) for m in river.mults]),
+                              np.array(flop.kinds), np.array([int(m) for m in flop.mults]), base, unit,
+                              -2 * den, -2 * den, 1)
+    all_cells, _, river_cells, river_fold, _, check_value = (a.sum(axis=0) for a in out[:6])
+    for hole in [(3, 51), (8, 9)]:
+        rest = [c for c in range(52) if c not in flop_cards + hole]
+        cells = np.zeros((6, 10), np.int64)
+        river_best, played_1x, folds = 0, np.zeros((6, 10), np.int64), 0
+        for t, r in combinations(rest, 2):
+            five = list(flop_cards) + [t, r]
+            mine = hands.rank_hand(five + list(hole))
+            dealer = hands.rank_batch(np.array([five + list(d) for d in combinations([c for c in rest if c not in (t, r)], 2)]))
+            here = np.zeros((6, 10), np.int64)
+            qualifies = dealer >= 1 << 20
+            for cell, (q, result) in enumerate([(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]):
+                here[cell, mine >> 20] = int(((qualifies == bool(q)) & (np.sign(mine - dealer) == result)).sum())
+            cells += here
+            play = int((here * (base + unit)).sum())
+            if play > -2 * den * 990:
+                river_best += play
+                played_1x += here
+            else:
+                river_best += -2 * den * 990
+                folds += 990
+        p = kernel._pair_index(*hole)
+        assert (all_cells[p] == cells).all()
+        raise_2x = int((cells * (base + 2 * unit)).sum())
+        assert check_value[p] == max(river_best, raise_2x)
+        checks = river_best >= raise_2x  # a tie checks: less at risk
+        assert (river_cells[p, 1] == (played_1x if checks else 0)).all()
+        assert river_fold[p].sum() == (folds if checks else 0)
+
+
+def test_every_deal_is_counted_once_and_the_sheet_adds_up(small_counts):
+    flops, weights = _small_game()
+    deals = int(weights.sum()) * 1176 * 1081 * 990  # each flop: C(49,2) holes x C(47,2) x C(45,2)
+    assert int(small_counts.all_cells.sum()) == deals
+    sheet = board.main_sheet(_spec(), small_counts, full=False)
+    assert sheet.cycle == deals
+    assert sheet.expected_return == board.main_return(small_counts)
+    with pytest.raises(analysis.ShapeError, match="the counting is wrong"):
+        board.main_sheet(_spec(), small_counts)  # the full game's cycle is checked
+
+
+def _win_with(bc, category: int) -> int:
+    """Deals of the derived strategy the player wins (dealer qualifying or not) holding ``category``."""
+    by_path, _ = board.played_cells(bc)
+    return sum(int(c[kernel.QW, category] + c[kernel.NW, category])
+               for (label, m), parts in by_path.items() if m is not None for c in parts)
+
+
+def test_a_blind_line_moves_the_return_by_its_probability_times_the_change(tmp_path, small_counts):
+    def even_flush(d):
+        d["wagers"]["blind"]["settle"]["versus_dealer"]["win_pays"]["flush"] = 1
+    flops, weights = _small_game()
+    changed = board.count(_spec(tmp_path, even_flush), flops=flops, weights=weights)
+    deals = int(small_counts.all_cells.sum())
+    old, new = board.main_return(small_counts), board.main_return(changed)
+    delta = Fraction(-1, 2)
+    # each strategy is optimal in its own game: the other's is no better there
+    assert new >= old + Fraction(_win_with(small_counts, 5), deals) * delta
+    assert old >= new - Fraction(_win_with(changed, 5), deals) * delta
+    assert new < old
+
+
+def test_dropping_the_3x_option_changes_nothing(tmp_path, small_counts):
+    def no_3x(d):
+        d["steps"][2]["options"] = [o for o in d["steps"][2]["options"] if o["name"] != "play_3x"]
+    flops, weights = _small_game()
+    changed = board.count(_spec(tmp_path, no_3x), flops=flops, weights=weights)
+    spec = _spec()
+    a = board.main_sheet(spec, small_counts, full=False)
+    b = board.main_sheet(_spec(tmp_path, no_3x), changed, full=False)
+    assert [(r.event, r.pays, r.combinations) for r in a.rows] == [(r.event, r.pays, r.combinations) for r in b.rows]
+
+
+def test_a_dealer_with_no_qualifier_moves_the_ante_by_the_non_qualifying_results(tmp_path, small_counts):
+    def no_qualifier(d):
+        del d["dealer"]
+        for w in d["wagers"].values():
+            w["settle"].get("versus_dealer", {}).pop("dealer_not_qualifying", None)
+
+    def ante_in_action(d):  # the same game written with the qualifier kept: cells still split by it
+        d["wagers"]["ante"]["settle"]["versus_dealer"]["dealer_not_qualifying"] = "action"
+    flops, weights = _small_game()
+    unqualified = board.count(_spec(tmp_path, no_qualifier), flops=flops, weights=weights)
+    (tmp_path / "b").mkdir()
+    changed = board.count(_spec(tmp_path / "b", ante_in_action), flops=flops, weights=weights)
+    assert int(unqualified.all_cells[:, kernel.NW:].sum()) == 0  # every dealer hand qualifies
+    assert board.main_return(unqualified) == board.main_return(changed)
+    assert (unqualified.check_value == changed.check_value).all()
+    deals = int(small_counts.all_cells.sum())
+
+    def ante_swing(bc):  # the Ante against a non-qualifying dealer: +1 a win, -1 a loss (was a push)
+        by_path, _ = board.played_cells(bc)
+        return sum(int(c[kernel.NW].sum() - c[kernel.NL].sum()) for (label, m), parts in by_path.items()
+                   if m is not None for c in parts)
+    old, new = board.main_return(small_counts), board.main_return(changed)
+    assert new >= old + Fraction(ante_swing(small_counts), deals)
+    assert old >= new - Fraction(ante_swing(changed), deals)
+    assert new != old
+
+
+# Published analyses (references, never inputs).
+WIZARD_HOUSE_EDGE = "2.185%"  # Wizard of Odds, Ultimate Texas Hold'em, optimal strategy (per Ante)
+ELEMENT_OF_RISK = "0.53%"  # beatingbonuses.com: UTH's house edge per total wagered (as Texas Hold'em Bonus)
+TRIPS_50_40_30_8_6_5_3 = "1.90%"  # Wizard of Odds, the Trips side bet with this pay table
+# Stephen How (discountgambling.net, "Bad Beat Bonus @ UTH", 2012): over C(52,2) x C(50,2) x C(48,5)
+# = 2,781,381,002,400 deals, the ties and the losing hand's category (our cycle deals the flop and
+# the turn-river pair apart: 10 times as many).
+HOW_CYCLE = 2_781_381_002_400
+HOW_TIES = 113_130_263_816
+HOW_LOSING = {"straight_flush": 10_300_592, "quads": 471_040_512, "full_house": 8_435_225_376,
+              "flush": 19_434_208_592, "straight": 18_271_076_976, "trips": 64_049_759_448,
+              "two_pair": 399_099_149_640, "pair": 1_366_512_556_968, "high_card": 791_967_420_480,
+              "royal_flush": 0}
+
+
+def _percent(x, digits: int) -> str:
+    return f"{float(x) * 100:.{digits}f}%"
+
+
+@pytest.mark.slow
+def test_the_full_game_agrees_with_the_published_analyses():
+    spec = _spec()
+    bc = board.counts_of(spec)  # what analysis.par_sheet runs for this spec (once a process: minutes)
+    main = board.main_sheet(spec, bc)
+    (trips,) = board.side_sheets(spec, bc)
+    assert main.cycle == board.CYCLE == 10 * HOW_CYCLE
+    assert _percent(main.house_edge, 3) == WIZARD_HOUSE_EDGE
+    assert _percent(main.element_of_risk, 2) == ELEMENT_OF_RISK
+    assert _percent(trips.house_edge, 2) == TRIPS_50_40_30_8_6_5_3
+    assert int(bc.all_cells[:, [kernel.QT, kernel.NT]].sum()) == 10 * HOW_TIES
+    losing = bc.all_cells[:, [kernel.QL, kernel.NL]].sum(axis=(0, 1))  # the player's losing hands
+    for c, key in enumerate(ranking_categories("best_five")):
+        assert 2 * int(losing[c]) == 10 * HOW_LOSING[key], key  # player and dealer are exchangeable
+    # the published preflop strategy (raise 4x: any ace, K2s+ K5o+, Q6s+ Q8o+, J8s+ JTo+, 33+), derived
+    checks = {ch.name for ch in board.preflop_choices(bc) if ch.option == 0}
+    raises = {ch.name for ch in board.preflop_choices(bc) if ch.option == 2}
+    assert {"K2s", "K5o", "Q6s", "Q8o", "J8s", "JTo", "33", "A2o"} <= raises
+    assert {"K4o", "Q5s", "Q7o", "J7s", "J9o", "22", "T9s"} <= checks
+    assert len(checks) + len(raises) == 169  # 3x is never the best
+
+
+def _decks_on(flops: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """Shuffled decks whose flop (positions 4-6) is a suit permutation of one of ``flops``."""
+    from itertools import permutations
+
+    rng = np.random.default_rng(seed)
+    table = list(permutations(range(4)))
+    out = []
+    for _ in range(n):
+        perm = table[rng.integers(24)]
+        flop = [4 * (int(c) >> 2) + perm[int(c) & 3] for c in flops[rng.integers(len(flops))]]
+        rest = [int(c) for c in rng.permutation(52) if c not in flop]
+        out.append(rest[:4] + flop + rest[4:])
+    return np.array(out, np.uint8)
+
+
+def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(small_counts):
+    # a reference written apart: the flop option from the count's own table (the canonical flop
+    # found by trying every suit permutation), the river one by numpy over every dealer hand
+    from itertools import permutations
+
+    spec = _spec()
+    k = board.board_kernel(spec, small_counts)
+    flops, _ = _small_game()
+    decks = _decks_on(flops, 60, seed=5)
+    ev, dealt = k.events(decks)
+    shape = small_counts.shape
+    pre, flop, river = shape.stages
+    choice = {ch.name: ch.option for ch in board.preflop_choices(small_counts)}
+    table, _ = board.hole_class_table()
+    classes = [c.name for c in board.hole_class_table()[1]]
+    where = {tuple(int(c) for c in f): i for i, f in enumerate(flops)}
+    names = k.wagers[0].events
+    for d, row, dealt_cat in zip(decks.astype(int).tolist(), ev, dealt):
+        hole, dealer, five = list(d[:2]), list(d[2:4]), list(d[4:9])
+        mine, theirs = hands.rank_hand(five + hole), hands.rank_hand(five + dealer)
+        cat = mine >> 20
+        cell = (0 if theirs >= 1 << 20 else 3) + (0 if mine > theirs else 1 if mine == theirs else 2)
+        o = choice[classes[table[hole[0], hole[1]]]]
+        if pre.kinds[o] == kernel.ADD:
+            label, m = pre.names[o], pre.mults[o]
+        else:
+            for perm in permutations(range(4)):
+                image = tuple(sorted(4 * (c >> 2) + perm[c & 3] for c in five[:3]))
+                if image in where:
+                    a, b = sorted(4 * (c >> 2) + perm[c & 3] for c in hole)
+                    fo = small_counts.flop_choice[where[image], kernel._pair_index(a, b)]
+                    break
+            if flop.kinds[fo] == kernel.ADD:
+                label, m = flop.names[fo], flop.mults[fo]
+            else:
+                rest = [c for c in range(52) if c not in hole + five]
+                values = hands.rank_batch(np.array([five + list(x) for x in combinations(rest, 2)]))
+                q = values >= 1 << 20
+                cnt = [int(((q == bool(qq)) & (np.sign(mine - values) == res)).sum())
+                       for qq, res in [(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]]
+                play = sum(n * (shape.base[c][cat] + shape.unit[c][cat]) for c, n in enumerate(cnt))
+                label, m = ("fold", None) if play <= -2 * 990 else ("play_1x", Fraction(1))
+        if m is None:
+            assert names[row[0]] == "fold (river)"
+        else:
+            want = shape.base[cell][cat] + m * shape.unit[cell][cat]
+            assert names[row[0]].startswith(f"{label}: {board.CELL_NAMES[cell]}, ")
+            assert k.wagers[0].nets[row[0]] == want
+        assert k.wagers[1].events[row[1]] == analysis._category_name(ranking_categories("best_five")[cat])
+        assert dealt_cat == cat
+
+
+@pytest.mark.slow
+def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails():
+    from certify.simulate import simulate, verify
+
+    sheet = analysis.par_sheet(_spec())  # the counts are kept for the kernel (board.counts_of)
+    good = simulate(str(SPEC), rounds=400_000, seed=14, workers=1)
+    assert verify(good, sheet, alpha=0.01, confirm_failures=False).passed
+    bad = verify(simulate(str(SPEC), rounds=400_000, seed=14, workers=1, fault="naive-shuffle"), sheet,
+                 alpha=0.01, confirm_failures=False)
+    assert not bad.passed
