@@ -183,6 +183,21 @@ def test_a_game_outside_the_counted_shape_is_refused_naming_why(tmp_path):
         _variant(tmp_path, second_decision)
 
 
+def test_a_one_decision_game_whose_non_qualifying_dealer_has_action_is_refused(tmp_path):
+    # 'action' compares the hands; the one-decision counting lumps every non-qualifying dealer hand
+    # into one cell, so it must refuse (not settle it as a push or crash on the word)
+    def ante_action(d):
+        d["wagers"]["ante"]["settle"]["versus_dealer"]["dealer_not_qualifying"] = "action"
+    with pytest.raises(analysis.ShapeError, match=r"ante: action is counted in the board shape only"):
+        _variant(tmp_path, ante_action)
+    from certify.rules.engine import RulesRound
+    data = yaml.safe_load((SPECS_DIR / "three_card_poker.yaml").read_text())
+    ante_action(data)
+    (tmp_path / "three_card_poker.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(analysis.ShapeError, match="action"):
+        RulesRound(load_spec(tmp_path / "three_card_poker.yaml"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud"])
 def test_the_generic_analysis_reproduces_the_stud_games_exactly(golden_sheet, name):

@@ -339,6 +339,10 @@ def one_decision(spec: RulesSpec) -> OneDecision:
             why.append(f"pay tables on the player's own hand ({name}: {w.settle.pay_table.hand})")
         if kind == "card_lines":
             why.append(f"no card_lines wager ({name})")
+        if kind == "versus_dealer" and w.settle.versus_dealer.dealer_not_qualifying == "action":
+            # the counting lumps every non-qualifying dealer hand into one cell: it cannot compare them
+            why.append(f"a non-qualifying dealer settling by push, lose or odds ({name}: action is counted "
+                       "in the board shape only)")
         if kind == "pay_table" and w.settle.pay_table.at_least is not None and w.settle.pay_table.at_least.ranks:
             why.append(f"pay lines (at_least) by category alone ({name})")
     if why:
@@ -400,6 +404,9 @@ def settle_unit(spec: RulesSpec, settle, cell: int, category: int) -> Fraction:
             bonus = Fraction(0) if odds is None else _fraction(odds)
         if cell == NQ:
             outcome = v.dealer_not_qualifying
+            if outcome == "action":
+                raise ShapeError(f"{spec.name}: a dealer who does not qualify with 'action' is settled by the "
+                                 "board shape only")
             base = Fraction(0) if outcome == "push" else Fraction(-1) if outcome == "lose" else _fraction(outcome)
         elif cell == WIN:
             odds = v.win if v.win is not None else category_pays(v.win_pays, ranking)[category]
