@@ -268,6 +268,61 @@ def _one_suit_and_free(mono, free, mono_mask, e_free, threshold, straights_below
     return 4 * prod_u * e_free - (12 * (f0 - fh) + 16 * fh)
 
 
+@njit(cache=True)
+def _one_suit_and_free_from(mono, free, varying, last, mono_mask, e_free, threshold, straights_below,
+                            eqs, lts, prod_u, straight):
+    """``_one_suit_and_free``, resumed: the programme's state after each rank (ace first) is kept in
+    ``eqs`` / ``lts`` / ``prod_u`` / ``straight`` (level L: after L ranks) for the hands last seen,
+    and only the ranks from the first one at which ``varying`` (the hand that changes from call to
+    call) differs from ``last`` are redone. The profiles come sorted ace first, so consecutive
+    calls mostly differ in the low ranks."""
+    level = 0
+    while level < N_RANKS and varying[N_RANKS - 1 - level] == last[N_RANKS - 1 - level]:
+        level += 1
+    for lv in range(level, N_RANKS):
+        r = N_RANKS - 1 - lv
+        m = mono[r]
+        ur = _BINOM4[4 - m, free[r]]
+        vr = _BINOM4[3 - m, free[r]] if m + free[r] <= 3 else 0
+        prod_u[lv + 1] = prod_u[lv] * ur
+        for h in range(2):
+            vh = 0 if h == 1 and m == 1 else vr
+            for k in range(5, 0, -1):
+                t = threshold[k - 1]
+                add_lt = lts[lv, h, k - 1] * vh
+                add_eq = 0
+                if r < t:
+                    add_lt += eqs[lv, h, k - 1] * vh
+                elif r == t:
+                    add_eq = eqs[lv, h, k - 1] * vh
+                lts[lv + 1, h, k] = lts[lv, h, k] * ur + add_lt
+                eqs[lv + 1, h, k] = eqs[lv, h, k] * ur + add_eq
+            lts[lv + 1, h, 0] = lts[lv, h, 0] * ur
+            eqs[lv + 1, h, 0] = eqs[lv, h, 0] * ur
+        for s in range(straights_below.shape[0]):
+            straight[lv + 1, s] = straight[lv, s] * (vr if (straights_below[s] >> r) & 1 else ur)
+        last[r] = varying[r]
+    f0, fh = lts[N_RANKS, 0, 5], lts[N_RANKS, 1, 5]
+    for s in range(straights_below.shape[0]):
+        f0 -= straight[N_RANKS, s]
+        if straights_below[s] & mono_mask == 0:
+            fh -= straight[N_RANKS, s]
+    return 4 * prod_u[N_RANKS] * e_free - (12 * (f0 - fh) + 16 * fh)
+
+
+@njit(cache=True)
+def _fresh_state(n_straights):
+    """The resumable state of ``_one_suit_and_free_from`` before any rank, and no hand seen."""
+    eqs = np.zeros((N_RANKS + 1, 2, 6), np.int64)
+    lts = np.zeros((N_RANKS + 1, 2, 6), np.int64)
+    eqs[0, 0, 0] = 1
+    eqs[0, 1, 0] = 1
+    prod_u = np.ones(N_RANKS + 1, np.int64)
+    straight = np.ones((N_RANKS + 1, n_straights), np.int64)
+    last = np.full(N_RANKS, -1, np.int64)
+    return eqs, lts, prod_u, straight, last
+
+
 @njit(cache=True, inline="always")
 def _both_one_suit(mask_p, mask_x, e_free, by_mask):
     """Ways to deal two one-suit hands (rank masks) and a non-flush redraw hand, all disjoint:
@@ -299,9 +354,13 @@ def stand_redraw_counts(counts, free_values, flush_values, dense_of, threshold, 
     for block in prange(BLOCKS):
         out = tallies[block]
         c = np.zeros((2, 2), np.int64)
+        ns = straights_below.shape[0]
         for i in range(block, n, BLOCKS):
             p = counts[i]
             dp = 1 if flush_values[i] >= 0 else 0
+            # resumable one-suit sums over the j that follow: P of one suit (mono_p), X of one suit (mono_x)
+            eq_p, lt_p, u_p, st_p, last_p = _fresh_state(ns)
+            eq_x, lt_x, u_x, st_x, last_x = _fresh_state(ns)
             for j in range(i, n):
                 x = counts[j]
                 idx = 0
@@ -326,9 +385,11 @@ def stand_redraw_counts(counts, free_values, flush_values, dense_of, threshold, 
                     continue
                 e_free = dealer_any[idx]
                 if dp:
-                    c[1, 0] = _one_suit_and_free(p, x, masks[i], e_free, threshold, straights_below)
+                    c[1, 0] = _one_suit_and_free_from(p, x, x, last_p, masks[i], e_free, threshold,
+                                                      straights_below, eq_p, lt_p, u_p, st_p)
                 if dx:
-                    c[0, 1] = _one_suit_and_free(x, p, masks[j], e_free, threshold, straights_below)
+                    c[0, 1] = _one_suit_and_free_from(x, p, x, last_x, masks[j], e_free, threshold,
+                                                      straights_below, eq_x, lt_x, u_x, st_x)
                 if dp and dx:
                     c[1, 1] = _both_one_suit(masks[i], masks[j], e_free, by_mask)
                 # non-flush = any suits - one suit; a flush = one suit
@@ -366,6 +427,10 @@ def stand_when_dealer_redraws(stands_value: int) -> np.ndarray:
     threshold, straights = junk_threshold(stands_value)
     off, n_combined = combined_offsets()
     free, dealer_any = combined_tables(off, n_combined, threshold, straights)
-    return stand_redraw_counts(prof.counts, prof.free_values, prof.flush_values,
-                               dense_index(prof, values), threshold, straights, _multinomials(),
-                               len(values), off, free, dealer_any, junk_avoiding(threshold, straights))
+    # the profiles ordered ace first (rank 12 the primary key), so that consecutive ones share the
+    # high ranks and the one-suit sums resume from the first rank that differs
+    order = np.lexsort(prof.counts.T)
+    return stand_redraw_counts(np.ascontiguousarray(prof.counts[order]), prof.free_values[order],
+                               prof.flush_values[order], np.ascontiguousarray(dense_index(prof, values)[order]),
+                               threshold, straights, _multinomials(), len(values), off, free, dealer_any,
+                               junk_avoiding(threshold, straights))
