@@ -356,27 +356,21 @@ def pairs_as_complex(bits):
 
 
 @njit(cache=True, nogil=True)
-def real_dft_moduli_below(C, twiddle, below2, above2):
-    """From the half-length FFT Z of pairs_as_complex(bits) (length h = n/2), held as C with
-    Z[k] = C[k % n1, k // n1] (C of shape (n1, n2), as the four-step transform leaves it; (h, 1)
-    for a plain FFT), the n-point DFT of y is X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2,
-    O_k = (Z_k - conj Z_(h-k)) / 2i and twiddle[k] = w^k = exp(-2 pi i k / n). Counts k < h with
-    |X_k|^2 < below2 (surely below the threshold) and with below2 <= |X_k|^2 <= above2 (too close
-    to call at this precision)."""
-    n1, n2 = C.shape
+def real_dft_moduli_below(Z, twiddle, below2, above2):
+    """From Z = FFT(pairs_as_complex(bits)) (length h = n/2), the n-point DFT of y is
+    X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2, O_k = (Z_k - conj Z_(h-k)) / 2i and
+    twiddle[k] = w^k = exp(-2 pi i k / n). Counts k < h with |X_k|^2 < below2 (surely below the
+    threshold) and with below2 <= |X_k|^2 <= above2 (too close to call at this precision)."""
+    h = Z.size
     below = 0
     unsure = 0
-    for k2 in range(n2):  # k = k1 + n1 k2; its mirror h - k (0 for k = 0) without a division
-        for k1 in range(n1):
-            a = C[k1, k2]
-            if k1 > 0:
-                b = np.conj(C[n1 - k1, n2 - 1 - k2])
-            else:
-                b = np.conj(C[0, (n2 - k2) % n2])
-            x = 0.5 * (a + b) + twiddle[k1 + n1 * k2] * (-0.5j * (a - b))
-            q = x.real * x.real + x.imag * x.imag
-            if q < below2:
-                below += 1
-            elif q <= above2:
-                unsure += 1
+    for k in range(h):
+        a = Z[k]
+        b = np.conj(Z[(h - k) % h])
+        x = 0.5 * (a + b) + twiddle[k] * (-0.5j * (a - b))
+        q = x.real * x.real + x.imag * x.imag
+        if q < below2:
+            below += 1
+        elif q <= above2:
+            unsure += 1
     return below, unsure

@@ -79,19 +79,20 @@ def _four_step_twiddles(n1: int, n2: int) -> np.ndarray:
 
 
 def half_length_fft(z: np.ndarray) -> np.ndarray:
-    """FFT of z (length h) as C with FFT(z)[k] = C[k % n1, k // n1].
+    """FFT of z (length h), in natural order.
 
-    For large h, the four-step transform (n1 FFTs of length n2 after n2 of length n1 and a twiddle
-    multiply): scipy.fft vectorises a batch of short transforms across SIMD lanes, which one long
-    transform cannot, so this is about 1.6x faster for h = 500,000, and as accurate (the moduli
-    agree with the plain FFT to ~1e-12, tests/test_sp800_22_kernels.py). Else a plain FFT as (h, 1)."""
+    For large h, the four-step transform: n2 FFTs of length n1, a twiddle multiply, then n1 of
+    length n2, the last batch taken over the transposed array so the result comes out contiguous
+    in natural order (Z[k1 + n1 k2] at [k2, k1]). scipy.fft vectorises a batch of short transforms
+    across SIMD lanes, which one long transform cannot: ~1.3x faster for h = 500,000 on a quiet
+    machine, and as accurate (within 1e-9 sqrt(n) of the plain FFT, tests/test_sp800_22_kernels.py)."""
     shape = four_step_shape(z.size)
     if shape is None:
-        return scipy.fft.fft(z, overwrite_x=True).reshape(z.size, 1)
+        return scipy.fft.fft(z, overwrite_x=True)
     n1, n2 = shape
     B = scipy.fft.fft(z.reshape(n1, n2), axis=0)  # over j1, for each j2: B[k1, j2]
     B *= _four_step_twiddles(n1, n2)
-    return scipy.fft.fft(B, axis=1, overwrite_x=True)  # over j2: C[k1, k2] = Z[k1 + n1 k2]
+    return scipy.fft.fft(B.T, axis=0).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2]
 
 
 def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
@@ -106,8 +107,8 @@ def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
     n = x.size
     if n % 2 == 0 and n >= 4:
         tol = band * math.sqrt(n)
-        C = half_length_fft(pairs_as_complex(x))
-        below, unsure = real_dft_moduli_below(C, _twiddles(n), max(T - tol, 0.0) ** 2, (T + tol) ** 2)
+        Z = half_length_fft(pairs_as_complex(x))
+        below, unsure = real_dft_moduli_below(Z, _twiddles(n), max(T - tol, 0.0) ** 2, (T + tol) ** 2)
         if unsure == 0:
             return below
     moduli = np.abs(np.fft.rfft(2.0 * x - 1.0))[: n // 2]
