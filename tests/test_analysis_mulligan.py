@@ -535,3 +535,21 @@ def test_standing_beats_the_mulligan_below_the_inventors_threshold(tmp_path, car
 
     (s, sv), (m, mv) = mean_and_var(standing), mean_and_var(mulligans)
     assert s - m > 4 * math.sqrt(sv + mv), (s, m, math.sqrt(sv + mv))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 1277])
+def test_the_threshold_search_from_a_guess_finds_what_bisection_finds(n):
+    """``first_at_least_zero`` returns the first index with a difference >= 0 for every position
+    of the sign change and every guess, and a close guess needs few evaluations."""
+    for change in sorted({0, 1, n // 3, n // 2, n - 2, n - 1} & set(range(n))):
+        for guess in sorted({-5, 0, change - 3, change - 1, change, change + 1, change + 9, n - 1, n + 4}):
+            calls = []
+
+            def difference(i, change=change, calls=calls):
+                assert 0 <= i < n
+                calls.append(i)
+                return -1 if i < change else 0
+
+            assert mulligan.first_at_least_zero(difference, n, guess) == change
+            if abs(guess - change) <= 1 and 0 <= guess < n:
+                assert len(set(calls)) <= 4

@@ -501,25 +501,55 @@ def exact_decision(rules: MulliganRules, value: int, hands_of_value: int) -> Exa
                          _ev_mulligan(rules, out))
 
 
+def first_at_least_zero(difference, n: int, guess: int) -> int:
+    """The first i in [0, n) with difference(i) >= 0, for a sign that changes once (difference(n - 1)
+    >= 0 is known): galloping from ``guess`` brackets it, bisection finds it. The same index as a
+    bisection over [0, n), in a few evaluations when the guess is close."""
+    lo, hi = 0, n - 1
+    g = min(max(guess, 0), n - 1)
+    step = 1
+    if difference(g) >= 0:
+        hi = g
+        while hi - step >= lo:
+            if difference(hi - step) >= 0:
+                hi -= step
+                step *= 2
+            else:
+                lo = hi - step + 1
+                break
+    else:
+        lo = g + 1
+        while lo + step - 1 < hi:
+            probe = lo + step - 1
+            if difference(probe) >= 0:
+                hi = probe
+                break
+            lo = probe + 1
+            step *= 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if difference(mid) >= 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, list[ExactDecision]]:
-    """The best high-card threshold: a bisection for the sign change of EV(stand) - EV(mulligan)
-    over the high-card values, then every value within EXACT_WINDOW of it compared exactly; the
-    threshold maximises the summed advantage over the window."""
-    high = [(int(v), int(w)) for v, w in zip(adv.values, adv.weights)
-            if v >> hands.CATEGORY_SHIFT == hands.Category.HIGH_CARD]
+    """The best high-card threshold: the sign change of EV(stand) - EV(mulligan) over the
+    high-card values, searched from where the screening pass puts it (``first_at_least_zero``),
+    then every value within EXACT_WINDOW of it compared exactly; the threshold maximises the
+    summed advantage over the window."""
+    is_high = adv.values >> hands.CATEGORY_SHIFT == hands.Category.HIGH_CARD
+    high = [(int(v), int(w)) for v, w in zip(adv.values[is_high], adv.weights[is_high])]
 
     def decide(i: int) -> ExactDecision:
         return exact_decision(rules, high[i][0], high[i][1])
 
-    lo, hi = 0, len(high) - 1
-    if decide(hi).difference <= 0:
+    if decide(len(high) - 1).difference <= 0:
         raise me.ExactError("standing never beats the mulligan on a high card: no high-card threshold")
-    while lo < hi:  # the first value at which standing is at least as good, if the sign changes once
-        mid = (lo + hi) // 2
-        if decide(mid).difference >= 0:
-            hi = mid
-        else:
-            lo = mid + 1
+    guess = int(np.count_nonzero(adv.diff[is_high] < 0))  # where the screening pass puts the change
+    lo = first_at_least_zero(lambda i: decide(i).difference, len(high), guess)
     first, last = max(0, lo - EXACT_WINDOW), min(len(high), lo + EXACT_WINDOW)
     window = [decide(i) for i in range(first, last)]
     gains = [sum(d.hands * d.difference for d in window[i:]) for i in range(len(window) + 1)]

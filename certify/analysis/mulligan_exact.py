@@ -17,7 +17,7 @@ What this module counts, for every value v of the player's five P (the dealer re
     #(P, D1, X): P of value v, D1 a first dealer hand below ``stands_on``, X the dealer's new five,
                  all disjoint, by X below / equal to / above v.
 
-Together with the first-five counts of ``mulligan_kernel`` (the dealer stands on D1), this makes
+Together with the first-five counts of ``stud.hands_avoiding_below`` (the dealer stands on D1), this makes
 standing exact for every hand value: its win, tie and loss counts over the cycle
 C(52,5) x C(47,5) x C(42,5).
 """
@@ -135,54 +135,6 @@ def junk_sum(u, v, threshold, straights_below):
     return total
 
 
-@njit(cache=True)
-def _zero_on(v, counts, out):
-    for r in range(N_RANKS):
-        out[r] = 0 if counts[r] > 0 else v[r]
-    return out
-
-
-@njit(cache=True)
-def _config_count(p, x, mono_p, mono_x, e_free, threshold, straights_below, multinom, u, v, w):
-    """Ways to deal hands of profiles p and x (one suit each where ``mono_*``, else any suits)
-    and a non-flush redraw hand for the dealer, all disjoint."""
-    prod_u = 1
-    shared = False
-    for r in range(N_RANKS):
-        m = mono_p * p[r] + mono_x * x[r]
-        qp = (1 - mono_p) * p[r]
-        qx = (1 - mono_x) * x[r]
-        u[r] = multinom[4 - m, qp, qx]  # the free hands' suits when the dealer misses rank r
-        v[r] = multinom[3 - m, qp, qx] if m <= 3 else 0  # ... when a one-suit dealer holds it
-        prod_u *= u[r]
-        if p[r] > 0 and x[r] > 0:
-            shared = True
-    if mono_p and mono_x:
-        colourings = 12 if shared else 16
-    elif mono_p or mono_x:
-        colourings = 4
-    else:
-        colourings = 1
-    # a dealer of any suits holds one of the a[r] cards left at each of his ranks
-    dealer_any = colourings * prod_u * e_free
-    f0 = junk_sum(u, v, threshold, straights_below)
-    if not mono_p and not mono_x:
-        dealer_one_suit = 4 * f0
-    elif mono_p != mono_x:
-        fh = junk_sum(u, _zero_on(v, p if mono_p else x, w), threshold, straights_below)
-        dealer_one_suit = 12 * (f0 - fh) + 16 * fh  # sharing a rank with the mono hand or not
-    else:
-        fp = junk_sum(u, _zero_on(v, p, w), threshold, straights_below)
-        fx = junk_sum(u, _zero_on(v, x, w), threshold, straights_below)
-        for r in range(N_RANKS):
-            w[r] = 0 if p[r] > 0 or x[r] > 0 else v[r]
-        fpx = junk_sum(u, w, threshold, straights_below)
-        e0 = 1 if shared else 0
-        dealer_one_suit = (COLOURINGS3[e0] * fpx + COLOURINGS3[e0 + 1] * (fx - fpx + fp - fpx)
-                           + COLOURINGS3[e0 + 2] * (f0 - fp - fx + fpx))
-    return dealer_any - dealer_one_suit
-
-
 @njit(cache=True, inline="always")
 def _tally(out, dense, value_p, value_x, count):
     if count == 0:
@@ -191,40 +143,217 @@ def _tally(out, dense, value_p, value_x, count):
     out[dense, k] += count
 
 
+# ----------------------------------------------------------------------------------------------
+# Tables by the combined profile s = p + x of the two hands (10 cards, at most 4 a rank). With no
+# one-suit hand, the suits at rank r split as C(4, s_r) C(s_r, p_r) (the dealer misses r) or
+# C(3, s_r) C(s_r, p_r) (a one-suit dealer holds it): the factor C(s_r, p_r) is common, so a pair's
+# count is prod_r C(s_r, p_r) times a number of s alone, looked up instead of summed per pair.
+# ----------------------------------------------------------------------------------------------
+COMBINED = 10  # cards in p + x
+_BINOM4 = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3, 1, 0],
+                    [1, 4, 6, 4, 1]], np.int64)  # C(n, k), n and k up to 4
+
+
+@njit(cache=True)
+def combined_offsets():
+    """off[r, rem, t]: the rank of the combined profiles with s_r = t among those whose ranks r..12
+    add up to rem (ranks 0..r-1 fixed); a profile's index is the sum over r of off[r, rem_r, s_r]."""
+    completions = np.zeros((N_RANKS + 1, COMBINED + 1), np.int64)
+    completions[N_RANKS, 0] = 1
+    for r in range(N_RANKS - 1, -1, -1):
+        for rem in range(COMBINED + 1):
+            for t in range(min(4, rem) + 1):
+                completions[r, rem] += completions[r + 1, rem - t]
+    off = np.zeros((N_RANKS, COMBINED + 1, 5), np.int64)
+    for r in range(N_RANKS):
+        for rem in range(COMBINED + 1):
+            acc = 0
+            for t in range(5):
+                off[r, rem, t] = acc
+                if t <= rem:
+                    acc += completions[r + 1, rem - t]
+    return off, completions[0, COMBINED]
+
+
 @njit(cache=True, parallel=True)
-def stand_redraw_counts(counts, free_values, flush_values, dense_of, threshold, straights_below,
-                        multinom, n_values):
-    """(n_values, 3): over every (P, D1, X) with D1 a redraw hand, by P's dense value: X below,
-    equal to, above P. The count of a pair of profiles is symmetric in them, so each unordered
-    pair is counted once and tallied for both roles."""
-    n = counts.shape[0]
-    tallies = np.zeros((BLOCKS, n_values, 3), np.int64)
-    for block in prange(BLOCKS):
-        out = tallies[block]
-        a = np.empty(N_RANKS, np.int64)
+def combined_tables(off, n_combined, threshold, straights_below):
+    """Per combined profile s (by its index): ``free`` = the deals of both hands of any suits and a
+    non-flush redraw hand (any suits - one suit), over prod_r C(s_r, p_r); ``dealer_any`` = the
+    dealer's redraw rank sets with any suits on the cards left."""
+    free = np.zeros(n_combined, np.int64)
+    dealer_any = np.zeros(n_combined, np.int64)
+    for idx in prange(n_combined):
+        s = np.empty(N_RANKS, np.int64)
+        rem = COMBINED
+        left = np.int64(idx) + 0  # a copy: the loop index itself may not change
+        for r in range(N_RANKS):  # unrank: the largest t whose offset is not above what is left
+            t = 0
+            while t < 4 and t + 1 <= rem and off[r, rem, t + 1] <= left:
+                t += 1
+            s[r] = t
+            left -= off[r, rem, t]
+            rem -= t
         ones = np.ones(N_RANKS, np.int64)
         u = np.empty(N_RANKS, np.int64)
         v = np.empty(N_RANKS, np.int64)
-        w = np.empty(N_RANKS, np.int64)
+        a = np.empty(N_RANKS, np.int64)
+        prod_u = 1
+        for r in range(N_RANKS):
+            a[r] = 4 - s[r]
+            u[r] = _BINOM4[4, s[r]]
+            v[r] = _BINOM4[3, s[r]]
+            prod_u *= u[r]
+        e_free = junk_sum(ones, a, threshold, straights_below)
+        dealer_any[idx] = e_free
+        free[idx] = prod_u * e_free - 4 * junk_sum(u, v, threshold, straights_below)
+    return free, dealer_any
+
+
+@njit(cache=True)
+def junk_avoiding(threshold, straights_below):
+    """by_mask[z]: the dealer's redraw rank sets that miss every rank in the 13-bit mask z (the
+    one-suit dealer against two one-suit hands: no other suit factor is left)."""
+    ones = np.ones(N_RANKS, np.int64)
+    v = np.empty(N_RANKS, np.int64)
+    by_mask = np.zeros(1 << N_RANKS, np.int64)
+    for z in range(1 << N_RANKS):
+        for r in range(N_RANKS):
+            v[r] = 0 if (z >> r) & 1 else 1
+        by_mask[z] = junk_sum(ones, v, threshold, straights_below)
+    return by_mask
+
+
+@njit(cache=True)
+def _one_suit_and_free_from(mono, free, varying, last, mono_mask, e_free, threshold, straights_below,
+                            eqs, lts, prod_u, straight):
+    """Ways to deal a one-suit hand on the ranks ``mono``, a hand of any suits of profile ``free``
+    and a non-flush redraw hand for the dealer, all disjoint (``e_free``: the dealer's first fives
+    of any suits on the cards left). The dealer of one suit is summed over his rank sets with and
+    without the mono hand's ranks in one pass, ace first.
+
+    Resumable: the programme's state after each rank is kept in ``eqs`` / ``lts`` / ``prod_u`` /
+    ``straight`` (level L: after L ranks) for the hands last seen, and only the ranks from the
+    first one at which ``varying`` (the hand that changes from call to call) differs from ``last``
+    are redone. The profiles come sorted ace first, so consecutive calls share 9 of 13 ranks on
+    average."""
+    level = 0
+    while level < N_RANKS and varying[N_RANKS - 1 - level] == last[N_RANKS - 1 - level]:
+        level += 1
+    for lv in range(level, N_RANKS):
+        r = N_RANKS - 1 - lv
+        m = mono[r]
+        ur = _BINOM4[4 - m, free[r]]
+        vr = _BINOM4[3 - m, free[r]] if m + free[r] <= 3 else 0
+        prod_u[lv + 1] = prod_u[lv] * ur
+        for h in range(2):
+            vh = 0 if h == 1 and m == 1 else vr
+            for k in range(5, 0, -1):
+                t = threshold[k - 1]
+                add_lt = lts[lv, h, k - 1] * vh
+                add_eq = 0
+                if r < t:
+                    add_lt += eqs[lv, h, k - 1] * vh
+                elif r == t:
+                    add_eq = eqs[lv, h, k - 1] * vh
+                lts[lv + 1, h, k] = lts[lv, h, k] * ur + add_lt
+                eqs[lv + 1, h, k] = eqs[lv, h, k] * ur + add_eq
+            lts[lv + 1, h, 0] = lts[lv, h, 0] * ur
+            eqs[lv + 1, h, 0] = eqs[lv, h, 0] * ur
+        for s in range(straights_below.shape[0]):
+            straight[lv + 1, s] = straight[lv, s] * (vr if (straights_below[s] >> r) & 1 else ur)
+        last[r] = varying[r]
+    f0, fh = lts[N_RANKS, 0, 5], lts[N_RANKS, 1, 5]
+    for s in range(straights_below.shape[0]):
+        f0 -= straight[N_RANKS, s]
+        if straights_below[s] & mono_mask == 0:
+            fh -= straight[N_RANKS, s]
+    # a dealer of any suits, less one of one suit: sharing a rank with the mono hand (12 suit
+    # pairs) or not (16)
+    return 4 * prod_u[N_RANKS] * e_free - (12 * (f0 - fh) + 16 * fh)
+
+
+@njit(cache=True)
+def _fresh_state(n_straights):
+    """The resumable state of ``_one_suit_and_free_from`` before any rank, and no hand seen."""
+    eqs = np.zeros((N_RANKS + 1, 2, 6), np.int64)
+    lts = np.zeros((N_RANKS + 1, 2, 6), np.int64)
+    eqs[0, 0, 0] = 1
+    eqs[0, 1, 0] = 1
+    prod_u = np.ones(N_RANKS + 1, np.int64)
+    straight = np.ones((N_RANKS + 1, n_straights), np.int64)
+    last = np.full(N_RANKS, -1, np.int64)
+    return eqs, lts, prod_u, straight, last
+
+
+@njit(cache=True, inline="always")
+def _both_one_suit(mask_p, mask_x, e_free, by_mask):
+    """Ways to deal two one-suit hands (rank masks) and a non-flush redraw hand, all disjoint:
+    every suit factor is 1, so only the dealer's rank sets that miss either hand's ranks matter;
+    colourings of three one-suit hands by how many pairs of them share a rank."""
+    e0 = 1 if mask_p & mask_x else 0
+    f0, fp, fx, fpx = by_mask[0], by_mask[mask_p], by_mask[mask_x], by_mask[mask_p | mask_x]
+    colourings = 12 if e0 else 16
+    one_suit = (COLOURINGS3[e0] * fpx + COLOURINGS3[e0 + 1] * (fx - fpx + fp - fpx)
+                + COLOURINGS3[e0 + 2] * (f0 - fp - fx + fpx))
+    return colourings * e_free - one_suit
+
+
+@njit(cache=True, parallel=True)
+def stand_redraw_counts(counts, free_values, flush_values, dense_of, threshold, straights_below,
+                        multinom, n_values, off, free, dealer_any, by_mask):
+    """(n_values, 3): over every (P, D1, X) with D1 a redraw hand, by P's dense value: X below,
+    equal to, above P. The count of a pair of profiles is symmetric in them, so each unordered
+    pair is counted once and tallied for both roles. Pairs with no one-suit hand (no flush
+    possible) take the tables by combined profile; the others count their one-suit
+    configurations."""
+    n = counts.shape[0]
+    masks = np.zeros(n, np.int64)
+    for i in range(n):
+        for r in range(N_RANKS):
+            if counts[i, r] > 0:
+                masks[i] |= 1 << r
+    tallies = np.zeros((BLOCKS, n_values, 3), np.int64)
+    for block in prange(BLOCKS):
+        out = tallies[block]
         c = np.zeros((2, 2), np.int64)
+        ns = straights_below.shape[0]
         for i in range(block, n, BLOCKS):
             p = counts[i]
             dp = 1 if flush_values[i] >= 0 else 0
+            # resumable one-suit sums over the j that follow: P of one suit (mono_p), X of one suit (mono_x)
+            eq_p, lt_p, u_p, st_p, last_p = _fresh_state(ns)
+            eq_x, lt_x, u_x, st_x, last_x = _fresh_state(ns)
             for j in range(i, n):
                 x = counts[j]
-                feasible = True
+                idx = 0
+                rem = COMBINED
+                split = 1  # prod_r C(s_r, p_r)
                 for r in range(N_RANKS):
-                    a[r] = 4 - p[r] - x[r]
-                    if a[r] < 0:
-                        feasible = False
-                if not feasible:
+                    s = p[r] + x[r]
+                    if s > 4:
+                        rem = -1
+                        break
+                    idx += off[r, rem, s]
+                    rem -= s
+                    split *= multinom[s, p[r], 0]
+                if rem < 0:
                     continue
                 dx = 1 if flush_values[j] >= 0 else 0
-                e_free = junk_sum(ones, a, threshold, straights_below)
-                for mp in range(dp + 1):
-                    for mx in range(dx + 1):
-                        c[mp, mx] = _config_count(p, x, mp, mx, e_free, threshold, straights_below,
-                                                  multinom, u, v, w)
+                c[0, 0] = split * free[idx]
+                if dp == 0 and dx == 0:
+                    _tally(out, dense_of[i, 0], free_values[i], free_values[j], c[0, 0])
+                    if j != i:
+                        _tally(out, dense_of[j, 0], free_values[j], free_values[i], c[0, 0])
+                    continue
+                e_free = dealer_any[idx]
+                if dp:
+                    c[1, 0] = _one_suit_and_free_from(p, x, x, last_p, masks[i], e_free, threshold,
+                                                      straights_below, eq_p, lt_p, u_p, st_p)
+                if dx:
+                    c[0, 1] = _one_suit_and_free_from(x, p, x, last_x, masks[j], e_free, threshold,
+                                                      straights_below, eq_x, lt_x, u_x, st_x)
+                if dp and dx:
+                    c[1, 1] = _both_one_suit(masks[i], masks[j], e_free, by_mask)
                 # non-flush = any suits - one suit; a flush = one suit
                 for fp in range(dp + 1):
                     for fx in range(dx + 1):
@@ -258,6 +387,12 @@ def stand_when_dealer_redraws(stands_value: int) -> np.ndarray:
     values = class_values()
     prof = profiles()
     threshold, straights = junk_threshold(stands_value)
-    return stand_redraw_counts(prof.counts, prof.free_values, prof.flush_values,
-                               dense_index(prof, values), threshold, straights, _multinomials(),
-                               len(values))
+    off, n_combined = combined_offsets()
+    free, dealer_any = combined_tables(off, n_combined, threshold, straights)
+    # the profiles ordered ace first (rank 12 the primary key), so that consecutive ones share the
+    # high ranks and the one-suit sums resume from the first rank that differs
+    order = np.lexsort(prof.counts.T)
+    return stand_redraw_counts(np.ascontiguousarray(prof.counts[order]), prof.free_values[order],
+                               prof.flush_values[order], np.ascontiguousarray(dense_index(prof, values)[order]),
+                               threshold, straights, _multinomials(), len(values), off, free, dealer_any,
+                               junk_avoiding(threshold, straights))

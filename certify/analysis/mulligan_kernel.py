@@ -1,10 +1,8 @@
 """Compiled kernels of the Five Card Mulligan analysis (see ``certify.analysis.mulligan``).
 
-Two parts, per player-hand suit class P (sorted cards, value v):
+Per player-hand suit class P (sorted cards, value v; the first five are counted by rank profiles,
+``counting.hands_avoiding_below``):
 
-* ``holding_below``: five-card hands holding given cards and below a value, from the stud
-  module's card-level tables (the tests' independent count; the analysis counts the first five
-  by rank profiles, ``counting.hands_avoiding_below``).
 * ``simulate_classes``: Monte Carlo of the rest, with common random numbers for the two decisions.
   Each scenario draws 15 distinct cards from the 47 unseen: the dealer's first five D1, then five
   cards X, then five cards Y. The dealer's redraw (if D1 is below the threshold) is X under both
@@ -22,7 +20,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from certify.rules.counting import count_below  # the lower-bound search over the counting tables
 from certify.hands import eval5_nb
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -111,25 +108,3 @@ def simulate_classes(reps, values, samples, stands_value, seed, stream):
                         stream_state(seed, stream, ci), joint[ci])
     return joint
 
-
-# ---------------------------------------------------------------------------------------------
-# Card-level counts (the tests' reference).
-# ---------------------------------------------------------------------------------------------
-@njit(cache=True)
-def holding_below(s, n, t, binom, prefix0, prefix1, prefix2, sorted3, sorted4, dense5):
-    """Five-card hands holding the n (0..5) ascending cards s[:n] with a dense value below t,
-    from the stud module's counting tables."""
-    if n == 0:
-        return prefix0[t]
-    if n == 1:
-        return prefix1[s[0], t]
-    idx = 0
-    for i in range(n):
-        idx += binom[s[i], i + 1]
-    if n == 2:
-        return prefix2[idx, t]
-    if n == 3:
-        return count_below(sorted3[idx], t)
-    if n == 4:
-        return count_below(sorted4[idx], t)
-    return 1 if dense5[idx] < t else 0

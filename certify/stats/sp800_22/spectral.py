@@ -54,18 +54,60 @@ def _twiddles(n: int) -> np.ndarray:
     return np.exp(-2j * np.pi * np.arange(n // 2) / n)
 
 
+# Below this many points the plain FFT is as fast as the four-step one.
+FOUR_STEP_MIN = 1 << 14
+
+
+def four_step_shape(h: int) -> tuple[int, int] | None:
+    """(n1, n2) with n1 n2 = h for the four-step FFT: n1 the largest divisor of h at most
+    sqrt(2h), if the split is not too lopsided (n2 <= 4 n1); else None (a plain FFT)."""
+    if h < FOUR_STEP_MIN:
+        return None
+    n1 = math.isqrt(2 * h)
+    while h % n1:
+        n1 -= 1
+    n2 = h // n1
+    return (n1, n2) if n1 >= 16 and n2 <= 4 * n1 else None
+
+
+@computed_once(maxsize=2)
+def _four_step_twiddles(n1: int, n2: int) -> np.ndarray:
+    """w_h^(k1 j2), h = n1 n2, with the exponent reduced modulo h so every entry is exact to an ulp."""
+    h = n1 * n2
+    exponent = (np.arange(n1, dtype=np.int64)[:, None] * np.arange(n2, dtype=np.int64)[None, :]) % h
+    return np.exp(-2j * np.pi * exponent / h)
+
+
+def half_length_fft(z: np.ndarray) -> np.ndarray:
+    """FFT of z (length h), in natural order.
+
+    For large h, the four-step transform: n2 FFTs of length n1, a twiddle multiply, then n1 of
+    length n2, the last batch taken over the transposed array so the result comes out contiguous
+    in natural order (Z[k1 + n1 k2] at [k2, k1]). scipy.fft vectorises a batch of short transforms
+    across SIMD lanes, which one long transform cannot: ~1.3x faster for h = 500,000 on a quiet
+    machine, and as accurate (within 1e-9 sqrt(n) of the plain FFT, tests/test_sp800_22_kernels.py)."""
+    shape = four_step_shape(z.size)
+    if shape is None:
+        return scipy.fft.fft(z, overwrite_x=True)
+    n1, n2 = shape
+    B = scipy.fft.fft(z.reshape(n1, n2), axis=0)  # over j1, for each j2: B[k1, j2]
+    B *= _four_step_twiddles(n1, n2)
+    return scipy.fft.fft(B.T, axis=0).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2]
+
+
 def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
     """N1 = #{k < n/2 : |DFT(2x - 1)_k| < T}.
 
-    For even n the real DFT is taken as a complex FFT of half the length (scipy.fft, ~2.5x faster
-    than the real transform of the full length); if any modulus falls within ``band * sqrt(n)`` of
-    T, where the two transforms' rounding could disagree, the count is redone with the reference
+    For even n the real DFT is taken from a complex FFT of half the length (``half_length_fft``,
+    ~2.5x faster than the real transform of the full length, and four-step above FOUR_STEP_MIN
+    points); if any modulus falls within ``band * sqrt(n)`` of T, where the two transforms'
+    rounding could disagree, the count is redone with the reference
     ``np.abs(np.fft.rfft(2x - 1)) < T``: the result is the reference count unless a rounding error
     exceeded the band, about 10^6 times the largest seen."""
     n = x.size
     if n % 2 == 0 and n >= 4:
         tol = band * math.sqrt(n)
-        Z = scipy.fft.fft(pairs_as_complex(x), overwrite_x=True)
+        Z = half_length_fft(pairs_as_complex(x))
         below, unsure = real_dft_moduli_below(Z, _twiddles(n), max(T - tol, 0.0) ** 2, (T + tol) ** 2)
         if unsure == 0:
             return below
