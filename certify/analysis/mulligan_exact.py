@@ -17,7 +17,7 @@ What this module counts, for every value v of the player's five P (the dealer re
     #(P, D1, X): P of value v, D1 a first dealer hand below ``stands_on``, X the dealer's new five,
                  all disjoint, by X below / equal to / above v.
 
-Together with the first-five counts of ``stud.hands_avoiding_below`` (the dealer stands on D1), this makes
+Together with the first-five counts of ``counting.hands_avoiding_below`` (the dealer stands on D1), this makes
 standing exact for every hand value: its win, tie and loss counts over the cycle
 C(52,5) x C(47,5) x C(42,5).
 """
