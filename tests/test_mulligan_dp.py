@@ -121,3 +121,21 @@ def test_one_hand_value_against_an_independent_simulation():
 def test_rules_outside_the_method_are_named():
     with pytest.raises(mulligan.me.ExactError, match="high-card thresholds"):
         dp.high_card_tuple(1 << hands.CATEGORY_SHIFT)
+
+
+def test_the_mulligan_below_a_threshold_moves_by_the_values_between():
+    """The counts below one threshold are those below another plus (or minus) the counts of each
+    hand value between them (how the sheet gets its second strategy), both ways; a value outside
+    the range would change them."""
+    rules = mulligan.mulligan_rules(load_spec("five_card_mulligan"))
+    low, high = (hands.rank_hand(parse_cards(h)) for h in ("7s 5d 4h 3c 2s", "7s 6d 5h 3c 2s"))
+    profiles = mulligan.me.profiles()
+    high_cards = np.unique(profiles.free_values[(profiles.free_values >> hands.CATEGORY_SHIFT) == 0])
+    between = [int(v) for v in high_cards if low <= v < high]
+    assert 1 < len(between) <= mulligan.SHIFTED_VALUES
+    below_low, below_high = dp.mulligan_below(low, ACE_HIGH), dp.mulligan_below(high, ACE_HIGH)
+    assert below_low != below_high
+    assert mulligan.mulligan_below_near(rules, high, low, below_low, high_cards) == below_high
+    assert mulligan.mulligan_below_near(rules, low, high, below_high, high_cards) == below_low
+    outside = dp.mulligan_of_value(int(high_cards[high_cards >= high][0]), ACE_HIGH)
+    assert below_low.plus([dp.mulligan_of_value(v, ACE_HIGH) for v in between[1:]] + [outside]) != below_high

@@ -31,6 +31,7 @@ All figures are in Ante units (bet 2 = Ante + Raise at risk).
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -560,16 +561,36 @@ def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, lis
     return threshold, window
 
 
+# A run over every hand below a threshold costs about as much as 15 runs of one hand value.
+SHIFTED_VALUES = 12
+
+
+def mulligan_below_near(rules: MulliganRules, threshold: int, known: int, known_outcomes: dp.MulliganOutcomes,
+                        high_values: np.ndarray) -> dp.MulliganOutcomes:
+    """``dp.mulligan_below(threshold)`` from the outcomes below another threshold ``known``: the
+    same counts plus (or minus) those of the high-card values between the two
+    (``dp.mulligan_of_value``, already counted for the exact window), when there are at most
+    SHIFTED_VALUES of them; else counted afresh."""
+    lo, hi = sorted((threshold, known))
+    between = [int(v) for v in high_values if lo <= v < hi]
+    if len(between) > SHIFTED_VALUES:
+        return dp.mulligan_below(threshold, rules.stands_value)
+    sign = 1 if threshold > known else -1
+    return known_outcomes.plus([dp.mulligan_of_value(v, rules.stands_value) for v in between], sign)
+
+
 def exact_main_sheet(rules: MulliganRules, threshold: int, name: str, strategy: str, table: list,
-                     chart: list, notes: tuple[str, ...] = ()) -> WagerSheet:
-    """Standing with ``threshold`` or better, else the mulligan: every row counted over the cycle
+                     chart: list, notes: tuple[str, ...] = (),
+                     mulligan: dp.MulliganOutcomes | None = None) -> WagerSheet:
+    """Standing with ``threshold`` or better, else the mulligan (``mulligan``: its outcomes below
+    ``threshold`` if already counted): every row counted over the cycle
     C(52,5) x C(47,5) x C(42,5) x C(37,5) (the dealer's redraw counted whether dealt or not)."""
     exact = exact_stand(rules.stands_value)
     values = class_values()
     stands = values >= threshold
     categories = values >> hands.CATEGORY_SHIFT
     after = comb(37, 5)
-    mull = dp.mulligan_below(threshold, rules.stands_value)
+    mull = dp.mulligan_below(threshold, rules.stands_value) if mulligan is None else mulligan
 
     def total(sel: np.ndarray, column: int) -> int:
         return sum(int(x) for x in exact.counts[sel, column]) * after
@@ -629,20 +650,28 @@ def _exact_report(window: list[ExactDecision], threshold: int, adv: ValueAdvanta
 def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, seed: int) -> ParSheet:
     me.high_card_tuple(rules.stands_value)  # raises for a rule the exact method does not cover
     me.high_card_tuple(rules.spec_stand_value)
-    cls = _classes(rules.stands_value)
-    exact = exact_stand(rules.stands_value)
-    adv = value_advantage(cls, estimates(rules, cls, simulate(rules, cls, decision_samples, seed, 0), exact))
-    threshold, window = exact_threshold(rules, adv)
+    # the spec's strategy needs no search: its mulligan is counted beside everything else
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mulligan-below") as pool:
+        spec_mulligan = pool.submit(dp.mulligan_below, rules.spec_stand_value, rules.stands_value)
+        cls = _classes(rules.stands_value)
+        exact = exact_stand(rules.stands_value)
+        adv = value_advantage(cls, estimates(rules, cls, simulate(rules, cls, decision_samples, seed, 0), exact))
+        threshold, window = exact_threshold(rules, adv)
+        spec_outcomes = spec_mulligan.result()
+    is_high = adv.values >> hands.CATEGORY_SHIFT == hands.Category.HIGH_CARD
+    optimal_outcomes = mulligan_below_near(rules, threshold, rules.spec_stand_value, spec_outcomes,
+                                           adv.values[is_high])
     table, chart = _exact_report(window, threshold, adv)
     note = ("exact: every row counted over the cycle C(52,5) x C(47,5) x C(42,5) x C(37,5) = "
             f"{dp.CYCLE_MULLIGAN:,} (player's five, dealer's first five, the player's new five, the "
             "dealer's new five, each counted whether dealt or not): standing by rank profiles, the "
             "mulligan by a dynamic programme over the ranks with exchangeable pairs of hands",)
     wagers = [exact_main_sheet(rules, threshold, "main game", _threshold_strategy(threshold, True, exact=True),
-                               table, chart, note)]
+                               table, chart, note, optimal_outcomes)]
     spec_table = _category_table(rules.spec_stand_value, adv) + _window_rows(window, rules.spec_stand_value)
     wagers.append(exact_main_sheet(rules, rules.spec_stand_value, SPEC_STRATEGY_WAGER,
-                                   _threshold_strategy(rules.spec_stand_value, False), spec_table, [], note))
+                                   _threshold_strategy(rules.spec_stand_value, False), spec_table, [], note,
+                                   spec_outcomes))
     return _with_bonus_and_frequencies(spec, rules, cls, wagers, threshold)
 
 

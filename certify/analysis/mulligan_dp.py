@@ -21,7 +21,7 @@ of the hands and, at each rank, shares the four suits among them (a multinomial)
 for flushes: a hand that must be one suit ("mono") takes one card at each of its ranks, and the
 ways to give the mono hands suits are counted by set partitions: mono hands in the same block share
 a suit and so no rank, blocks get distinct suits (4 x 3 x ... ways). A non-flush hand is "any suits"
-minus "one suit". Counts reach 1.5e24, so the programme runs modulo two primes below 2^58 and the
+minus "one suit". Counts reach 1.5e24, so the programme runs modulo two primes below 2^43 and the
 counts are rebuilt by the Chinese remainder theorem.
 """
 
@@ -44,7 +44,9 @@ N_RANKS = hands.N_RANKS
 # below it (in the set H of the dealer's redraw hands, or of the player's mulligan hands)
 BELOW = 10
 N_CLASSES = 11
-PRIMES = (288230376151711717, 288230376151711813)  # primes below 2^58: value x 24 fits in int64
+# primes below 2^43: a rank's sums into a state (a residue x a suit weight <= 24, a few thousand
+# terms) fit in int64 before they are reduced; their product (2^86) exceeds twice every count
+PRIMES = (8796093022151, 8796093022141)
 NONE = -1
 
 
@@ -238,22 +240,69 @@ def _suit_weights(mono, block):
     return w
 
 
+def _levels(m: Machine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The states a hand can be in before each rank (level L: after L ranks, ace first), as a
+    padded (14, n_states) table and the count at each level; and, per rank, the most (state,
+    cards) pairs that lead to one state (its in-degree)."""
+    reach = np.zeros((N_RANKS + 1, m.n_states), np.int64)
+    sizes = np.zeros(N_RANKS + 1, np.int64)
+    indegree = np.zeros(N_RANKS, np.int64)
+    level = [0]
+    for lv in range(N_RANKS + 1):
+        reach[lv, :len(level)] = level
+        sizes[lv] = len(level)
+        if lv == N_RANKS:
+            break
+        r = N_RANKS - 1 - lv
+        targets = [int(t) for s in level for t in m.next[r, s] if t >= 0]
+        indegree[lv] = max(targets.count(t) for t in set(targets)) if targets else 0
+        level = sorted(set(targets))
+    return reach, sizes, indegree
+
+
+def _lazy_reduction(levels: list, weights: np.ndarray) -> bool:
+    """Whether one rank's sums into a state fit in int64 before they are reduced: at most the
+    product of the hands' in-degrees (``_levels``) of terms, each below max(PRIMES) x the largest
+    suit weight."""
+    terms = max(int(np.prod([int(lv[2][i]) for lv in levels], dtype=object)) for i in range(N_RANKS))
+    return terms * max(PRIMES) * int(weights.max()) < 2 ** 63
+
+
 @njit(cache=True, nogil=True)
-def _run(next0, next1, next2, next3, weights, mirror):
+def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2, reach3, size3,
+         weights, mirror, lazy):
     """Ways, modulo each of the two PRIMES, to deal four hands rank by rank (ace first) ending in
-    each joint state: (2, n0, n1, n2, n3). ``weights`` from ``_suit_weights``; ``mirror``: hand 1
-    takes as many cards as hand 0 at every rank (two hands of equal value)."""
+    each joint state: (n0, n1, n2, n3, 2), the two residues side by side. ``weights`` from
+    ``_suit_weights``; ``mirror``: hand 1 takes as many cards as hand 0 at every rank (two hands
+    of equal value). Only the states reachable at each rank (``reach*`` / ``size*``, from
+    ``_levels``) are visited; with ``lazy``, a rank's sums are reduced once, after the rank
+    (``_lazy_reduction`` says they cannot overflow), else at every term."""
     p0, p1 = PRIMES  # constants: the compiler turns the remainders into multiplications
     n0, n1, n2, n3 = next0.shape[1], next1.shape[1], next2.shape[1], next3.shape[1]
-    cur = np.zeros((2, n0, n1, n2, n3), np.int64)
-    cur[:, 0, 0, 0, 0] = 1
-    for r in range(N_RANKS - 1, -1, -1):
-        new = np.zeros((2, n0, n1, n2, n3), np.int64)
-        for a in range(n0):
-            for b in range(n1):
-                for c in range(n2):
-                    for d in range(n3):
-                        x0, x1 = cur[0, a, b, c, d], cur[1, a, b, c, d]
+    cur = np.zeros((n0, n1, n2, n3, 2), np.int64)
+    new = np.zeros((n0, n1, n2, n3, 2), np.int64)
+    cur[0, 0, 0, 0, 0] = 1
+    cur[0, 0, 0, 0, 1] = 1
+    for lv in range(N_RANKS):
+        r = N_RANKS - 1 - lv
+        for i in range(size0[lv + 1]):  # clear what this rank may reach
+            a2 = reach0[lv + 1, i]
+            for j in range(size1[lv + 1]):
+                b2 = reach1[lv + 1, j]
+                for k in range(size2[lv + 1]):
+                    c2 = reach2[lv + 1, k]
+                    for q in range(size3[lv + 1]):
+                        new[a2, b2, c2, reach3[lv + 1, q], 0] = 0
+                        new[a2, b2, c2, reach3[lv + 1, q], 1] = 0
+        for i in range(size0[lv]):
+            a = reach0[lv, i]
+            for j in range(size1[lv]):
+                b = reach1[lv, j]
+                for k in range(size2[lv]):
+                    c = reach2[lv, k]
+                    for q in range(size3[lv]):
+                        d = reach3[lv, q]
+                        x0, x1 = cur[a, b, c, d, 0], cur[a, b, c, d, 1]
                         if x0 == 0 and x1 == 0:
                             continue
                         for m0 in range(5):
@@ -273,10 +322,37 @@ def _run(next0, next1, next2, next3, weights, mirror):
                                         w = weights[m0, m1, m2, m3]
                                         if d2 < 0 or w == 0:
                                             continue
-                                        new[0, a2, b2, c2, d2] = (new[0, a2, b2, c2, d2] + x0 * w) % p0
-                                        new[1, a2, b2, c2, d2] = (new[1, a2, b2, c2, d2] + x1 * w) % p1
-        cur = new
-    return cur
+                                        y0 = new[a2, b2, c2, d2, 0] + x0 * w
+                                        y1 = new[a2, b2, c2, d2, 1] + x1 * w
+                                        if not lazy:
+                                            y0 %= p0
+                                            y1 %= p1
+                                        new[a2, b2, c2, d2, 0] = y0
+                                        new[a2, b2, c2, d2, 1] = y1
+        if lazy:
+            for i in range(size0[lv + 1]):
+                a2 = reach0[lv + 1, i]
+                for j in range(size1[lv + 1]):
+                    b2 = reach1[lv + 1, j]
+                    for k in range(size2[lv + 1]):
+                        c2 = reach2[lv + 1, k]
+                        for q in range(size3[lv + 1]):
+                            d2 = reach3[lv + 1, q]
+                            new[a2, b2, c2, d2, 0] %= p0
+                            new[a2, b2, c2, d2, 1] %= p1
+        cur, new = new, cur
+    final = np.zeros((n0, n1, n2, n3, 2), np.int64)  # the other buffer entries are stale
+    for i in range(size0[N_RANKS]):
+        a = reach0[N_RANKS, i]
+        for j in range(size1[N_RANKS]):
+            b = reach1[N_RANKS, j]
+            for k in range(size2[N_RANKS]):
+                c = reach2[N_RANKS, k]
+                for q in range(size3[N_RANKS]):
+                    d = reach3[N_RANKS, q]
+                    final[a, b, c, d, 0] = cur[a, b, c, d, 0]
+                    final[a, b, c, d, 1] = cur[a, b, c, d, 1]
+    return final
 
 
 @njit(cache=True)
@@ -289,7 +365,7 @@ def _signed(x, k, prime):
 def _contract(final, w2, w3, coef0, coef1):
     """(2, 11, 11) residues: the final states' ways, hands 2 and 3 weighted by their acceptance
     weights (+-1, 0), hands 0 and 1 spread over their classes by the coefficients (+-1, 0)."""
-    _, n0, n1, n2, n3 = final.shape
+    n0, n1, n2, n3, _ = final.shape
     out = np.zeros((2, N_CLASSES, N_CLASSES), np.int64)
     for k in range(2):
         prime = PRIMES[k]
@@ -301,7 +377,7 @@ def _contract(final, w2, w3, coef0, coef1):
                     continue
                 for a in range(n0):
                     for b in range(n1):
-                        g[a, b] = (g[a, b] + _signed(final[k, a, b, c, d], w, prime)) % prime
+                        g[a, b] = (g[a, b] + _signed(final[a, b, c, d, k], w, prime)) % prime
         for a in range(n0):
             for b in range(n1):
                 if g[a, b] == 0:
@@ -389,9 +465,14 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
         seen.add(key)
         tasks.append((mono, block, ways, symmetric and image != key))
 
+    levels = [_levels(m) for m in (m0, m1, m2, m3)]
+    reach = [x for lv in levels for x in lv[:2]]
+
     def count(task):
         mono, block, ways, with_transpose = task
-        final = _run(m0.next, m1.next, m2.next, m3.next, _suit_weights(mono, block), mirror)
+        weights = _suit_weights(mono, block)
+        final = _run(m0.next, m1.next, m2.next, m3.next, *reach, weights, mirror,
+                     _lazy_reduction(levels, weights))
         g = _contract(final, m2.weight * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
                       coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
         return ways, (g + g.transpose(0, 2, 1)) % np.array(PRIMES)[:, None, None] if with_transpose else g
@@ -446,6 +527,16 @@ class MulliganOutcomes:
     @property
     def total(self) -> int:
         return sum(self.wins) + self.ties + self.losses
+
+    def plus(self, others: list[MulliganOutcomes], sign: int = 1) -> MulliganOutcomes:
+        """These outcomes with ``others`` added (sign 1) or taken away (sign -1): the counts of
+        disjoint sets of player hands add."""
+        wins, ties, losses = list(self.wins), self.ties, self.losses
+        for o in others:
+            wins = [a + sign * b for a, b in zip(wins, o.wins)]
+            ties += sign * o.ties
+            losses += sign * o.losses
+        return MulliganOutcomes(tuple(wins), ties, losses)
 
 
 def _by_category(matrix: np.ndarray) -> list[list[int]]:
