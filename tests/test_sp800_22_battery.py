@@ -355,3 +355,19 @@ def test_second_level_calibration_on_100_fair_sequences():
         assert _second_level(rows.ravel())[1], name
     freq = np.array([seq[0][1][0] for seq in bad])
     assert _second_level(freq) == (False, False)
+
+
+@pytest.mark.parametrize("source", [fair_bits, randu, manchester], ids=["fair", "randu", "manchester"])
+def test_run_all_shares_work_without_changing_a_result(source):
+    """run_all computes the walk once for both excursion tests and the ApproximateEntropy patterns
+    by folding the Serial test's 16-bit counts: every result is the one the test gives alone (on
+    the fair source and on the negative controls of those tests, which run_all still fails)."""
+    x = np.asarray(source(), dtype=np.uint8)
+    together = [r.to_dict() for r in nist.run_all(x)]
+    assert together == [fn(x).to_dict() for fn in nist.TESTS.values()]
+    assert pattern_counts(x, 11).tolist() == pattern_counts(x, 16).reshape(-1, 32).sum(axis=1).tolist()
+    verdicts = {r["name"]: r["passed"] for r in together}
+    if source is randu:
+        assert not verdicts["ApproximateEntropy"]
+    if source is manchester:
+        assert not verdicts["RandomExcursions"] and not verdicts["RandomExcursionsVariant"]

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from certify.stats.result import TestResult
 
-from ._common import as_bits, bits_from_bytes
+from ._common import as_bits, bits_from_bytes, one_sequence
 from .basic import block_frequency, cumulative_sums, frequency, longest_run, runs
 from .excursions import random_excursions, random_excursions_variant
 from .matrix import linear_complexity, rank
@@ -94,7 +94,8 @@ def run_all(bits, alpha: float = 0.01, tests=None, reference: str = "exact") -> 
     unknown = [t for t in names if t not in TESTS]
     if unknown:
         raise ValueError(f"unknown SP 800-22 test name(s) {unknown}; expected some of {list(TEST_NAMES)}")
-    return [TESTS[name](x, alpha, **options.get(name, {})) for name in names]
+    with one_sequence(x):  # what several tests compute from x is computed once
+        return [TESTS[name](x, alpha, **options.get(name, {})) for name in names]
 
 
 __all__ = ["TESTS", "TEST_NAMES", "REFERENCE_MODES", "check_reference", "run_all", "as_bits", "bits_from_bytes", "aperiodic_templates",

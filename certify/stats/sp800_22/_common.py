@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from functools import lru_cache, wraps
 from typing import Any, Callable, Iterable, Sequence
 
@@ -19,12 +20,44 @@ def bits_from_bytes(data: bytes | bytearray | memoryview) -> np.ndarray:
     return np.unpackbits(np.frombuffer(bytes(data), dtype=np.uint8))
 
 
+_scope = threading.local()
+
+
+@contextmanager
+def one_sequence(x: np.ndarray):
+    """While ``run_all`` runs the battery on ``x`` (already checked by ``as_bits``): the tests
+    of this thread take ``x`` as checked, and what several of them compute from it (``shared``)
+    is computed once."""
+    outer = getattr(_scope, "current", None)
+    _scope.current = (x, {})
+    try:
+        yield
+    finally:
+        _scope.current = outer
+
+
+def shared(x: np.ndarray, key: Any, compute: Callable[[], Any],
+           outside: Callable[[], Any] | None = None) -> Any:
+    """``compute()``, once per ``key`` for the sequence of the current ``one_sequence`` scope
+    (the same array object); outside it, every time (or ``outside()`` if given)."""
+    current = getattr(_scope, "current", None)
+    if current is None or current[0] is not x:
+        return compute() if outside is None else outside()
+    results = current[1]
+    if key not in results:
+        results[key] = compute()
+    return results[key]
+
+
 def as_bits(bits: Any) -> np.ndarray:
     """Coerce the input into a contiguous 1-D uint8 array of 0/1.
 
     Accepts a numpy array or sequence of 0/1 integers or booleans, packed ``bytes`` (unpacked MSB
     first) and ``str`` of '0'/'1' characters (whitespace ignored, as in the document's examples).
     """
+    current = getattr(_scope, "current", None)
+    if current is not None and current[0] is bits:
+        return bits  # checked once by run_all
     if isinstance(bits, (bytes, bytearray, memoryview)):
         return bits_from_bytes(bits)
     if isinstance(bits, str):

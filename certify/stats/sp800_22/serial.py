@@ -6,13 +6,25 @@ import math
 
 import numpy as np
 
-from ._common import as_bits, igamc, not_applicable, result
+from ._common import as_bits, igamc, not_applicable, result, shared
 from ._kernels import cyclic_pattern_counts
+
+
+# In the battery, one count of the Serial test's default 16-bit patterns serves every shorter m
+# (the ApproximateEntropy test's 10 and 11 bits) by folding.
+SHARED_PATTERN_BITS = 16
 
 
 def pattern_counts(x: np.ndarray, m: int) -> np.ndarray:
     """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1 bits."""
-    return cyclic_pattern_counts(x, m)
+    if m > SHARED_PATTERN_BITS:
+        return cyclic_pattern_counts(x, m)
+    counts = shared(x, "patterns", lambda: cyclic_pattern_counts(x, SHARED_PATTERN_BITS), outside=lambda: None)
+    if counts is None:  # outside run_all: count these m bits
+        return cyclic_pattern_counts(x, m)
+    for _ in range(SHARED_PATTERN_BITS - m):
+        counts = fold(counts)
+    return counts
 
 
 def fold(counts: np.ndarray) -> np.ndarray:
