@@ -262,21 +262,27 @@ def _levels(m: Machine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _lazy_reduction(levels: list, weights: np.ndarray) -> bool:
     """Whether one rank's sums into a state fit in int64 before they are reduced: at most the
-    product of the hands' in-degrees (``_levels``) of terms, each below max(PRIMES) x the largest
-    suit weight."""
+    product of the hands' in-degrees (``_levels``) of terms, each below max(PRIMES) x twice the
+    largest suit weight (twice: a term of ``_run``'s ``half`` may count two)."""
     terms = max(int(np.prod([int(lv[2][i]) for lv in levels], dtype=object)) for i in range(N_RANKS))
-    return terms * max(PRIMES) * int(weights.max()) < 2 ** 63
+    return terms * max(PRIMES) * 2 * int(weights.max()) < 2 ** 63
 
 
 @njit(cache=True, nogil=True)
 def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2, reach3, size3,
-         weights, mirror, lazy):
+         weights, mirror, lazy, half):
     """Ways, modulo each of the two PRIMES, to deal four hands rank by rank (ace first) ending in
     each joint state: (n0, n1, n2, n3, 2), the two residues side by side. ``weights`` from
     ``_suit_weights``; ``mirror``: hand 1 takes as many cards as hand 0 at every rank (two hands
     of equal value). Only the states reachable at each rank (``reach*`` / ``size*``, from
     ``_levels``) are visited; with ``lazy``, a rank's sums are reduced once, after the rank
-    (``_lazy_reduction`` says they cannot overflow), else at every term."""
+    (``_lazy_reduction`` says they cannot overflow), else at every term.
+
+    ``half``: hands 0 and 1 are one machine with suit weights symmetric in them, so the ways to
+    reach (a, b) and (b, a) are equal and only a <= b is kept: a kept state a < b stands for both
+    orders (its move lands on (a2, b2) and, swapped, on (b2, a2): once on the kept one, twice if
+    a2 = b2), a state (a, a) for itself (its moves landing on a2 > b2 are the swapped images of
+    others)."""
     p0, p1 = PRIMES  # constants: the compiler turns the remainders into multiplications
     n0, n1, n2, n3 = next0.shape[1], next1.shape[1], next2.shape[1], next3.shape[1]
     cur = np.zeros((n0, n1, n2, n3, 2), np.int64)
@@ -289,6 +295,8 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
             a2 = reach0[lv + 1, i]
             for j in range(size1[lv + 1]):
                 b2 = reach1[lv + 1, j]
+                if half and b2 < a2:
+                    continue
                 for k in range(size2[lv + 1]):
                     c2 = reach2[lv + 1, k]
                     for q in range(size3[lv + 1]):
@@ -298,6 +306,8 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
             a = reach0[lv, i]
             for j in range(size1[lv]):
                 b = reach1[lv, j]
+                if half and b < a:
+                    continue
                 for k in range(size2[lv]):
                     c = reach2[lv, k]
                     for q in range(size3[lv]):
@@ -322,18 +332,28 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
                                         w = weights[m0, m1, m2, m3]
                                         if d2 < 0 or w == 0:
                                             continue
-                                        y0 = new[a2, b2, c2, d2, 0] + x0 * w
-                                        y1 = new[a2, b2, c2, d2, 1] + x1 * w
+                                        t0, t1 = a2, b2
+                                        if half:
+                                            if a2 > b2:
+                                                if a == b:
+                                                    continue
+                                                t0, t1 = b2, a2
+                                            elif a2 == b2 and a != b:
+                                                w *= 2
+                                        y0 = new[t0, t1, c2, d2, 0] + x0 * w
+                                        y1 = new[t0, t1, c2, d2, 1] + x1 * w
                                         if not lazy:
                                             y0 %= p0
                                             y1 %= p1
-                                        new[a2, b2, c2, d2, 0] = y0
-                                        new[a2, b2, c2, d2, 1] = y1
+                                        new[t0, t1, c2, d2, 0] = y0
+                                        new[t0, t1, c2, d2, 1] = y1
         if lazy:
             for i in range(size0[lv + 1]):
                 a2 = reach0[lv + 1, i]
                 for j in range(size1[lv + 1]):
                     b2 = reach1[lv + 1, j]
+                    if half and b2 < a2:
+                        continue
                     for k in range(size2[lv + 1]):
                         c2 = reach2[lv + 1, k]
                         for q in range(size3[lv + 1]):
@@ -350,8 +370,12 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
                 c = reach2[N_RANKS, k]
                 for q in range(size3[N_RANKS]):
                     d = reach3[N_RANKS, q]
-                    final[a, b, c, d, 0] = cur[a, b, c, d, 0]
-                    final[a, b, c, d, 1] = cur[a, b, c, d, 1]
+                    if half and b < a:
+                        final[a, b, c, d, 0] = cur[b, a, c, d, 0]
+                        final[a, b, c, d, 1] = cur[b, a, c, d, 1]
+                    else:
+                        final[a, b, c, d, 0] = cur[a, b, c, d, 0]
+                        final[a, b, c, d, 1] = cur[a, b, c, d, 1]
     return final
 
 
@@ -471,8 +495,9 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
     def count(task):
         mono, block, ways, with_transpose = task
         weights = _suit_weights(mono, block)
+        half = m0 is m1 and not mirror and bool((weights == weights.transpose(1, 0, 2, 3)).all())
         final = _run(m0.next, m1.next, m2.next, m3.next, *reach, weights, mirror,
-                     _lazy_reduction(levels, weights))
+                     _lazy_reduction(levels, weights), half)
         g = _contract(final, m2.weight * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
                       coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
         return ways, (g + g.transpose(0, 2, 1)) % np.array(PRIMES)[:, None, None] if with_transpose else g
