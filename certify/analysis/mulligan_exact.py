@@ -156,8 +156,10 @@ _BINOM4 = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3,
 
 @njit(cache=True)
 def combined_offsets():
-    """off[r, rem, t]: the rank of the combined profiles with s_r = t among those whose ranks r..12
-    add up to rem (ranks 0..r-1 fixed); a profile's index is the sum over r of off[r, rem_r, s_r]."""
+    """off[L, rem, t]: the rank of the combined profiles with t cards of rank 12 - L among those
+    whose ranks 12 - L .. 0 add up to rem (the L ranks above fixed; ace first, the order of the
+    profiles in ``stand_redraw_counts``); a profile's index is the sum over L of
+    off[L, rem_L, s_(12-L)]."""
     completions = np.zeros((N_RANKS + 1, COMBINED + 1), np.int64)
     completions[N_RANKS, 0] = 1
     for r in range(N_RANKS - 1, -1, -1):
@@ -186,12 +188,12 @@ def combined_tables(off, n_combined, threshold, straights_below):
         s = np.empty(N_RANKS, np.int64)
         rem = COMBINED
         left = np.int64(idx) + 0  # a copy: the loop index itself may not change
-        for r in range(N_RANKS):  # unrank: the largest t whose offset is not above what is left
+        for lv in range(N_RANKS):  # unrank, ace first: the largest t whose offset is not above what is left
             t = 0
-            while t < 4 and t + 1 <= rem and off[r, rem, t + 1] <= left:
+            while t < 4 and t + 1 <= rem and off[lv, rem, t + 1] <= left:
                 t += 1
-            s[r] = t
-            left -= off[r, rem, t]
+            s[N_RANKS - 1 - lv] = t
+            left -= off[lv, rem, t]
             rem -= t
         ones = np.ones(N_RANKS, np.int64)
         u = np.empty(N_RANKS, np.int64)
@@ -323,21 +325,35 @@ def stand_redraw_counts(counts, free_values, flush_values, dense_of, threshold, 
             # resumable one-suit sums over the j that follow: P of one suit (mono_p), X of one suit (mono_x)
             eq_p, lt_p, u_p, st_p, last_p = _fresh_state(ns)
             eq_x, lt_x, u_x, st_x, last_x = _fresh_state(ns)
+            # the combined profile's index and prod_r C(s_r, p_r), resumable the same way: level L
+            # holds them after the L highest ranks, valid up to ``known`` levels for ``last_ix``
+            idx_at = np.zeros(N_RANKS + 1, np.int64)
+            rem_at = np.full(N_RANKS + 1, COMBINED, np.int64)
+            split_at = np.ones(N_RANKS + 1, np.int64)
+            last_ix = np.full(N_RANKS, -1, np.int64)
+            known = 0
             for j in range(i, n):
                 x = counts[j]
-                idx = 0
-                rem = COMBINED
-                split = 1  # prod_r C(s_r, p_r)
-                for r in range(N_RANKS):
+                level = 0
+                while level < known and x[N_RANKS - 1 - level] == last_ix[N_RANKS - 1 - level]:
+                    level += 1
+                fits = True
+                for lv in range(level, N_RANKS):
+                    r = N_RANKS - 1 - lv
                     s = p[r] + x[r]
+                    last_ix[r] = x[r]
                     if s > 4:
-                        rem = -1
+                        known = lv  # levels 0..lv hold; rank r itself does not fit
+                        fits = False
                         break
-                    idx += off[r, rem, s]
-                    rem -= s
-                    split *= multinom[s, p[r], 0]
-                if rem < 0:
+                    idx_at[lv + 1] = idx_at[lv] + off[lv, rem_at[lv], s]
+                    rem_at[lv + 1] = rem_at[lv] - s
+                    split_at[lv + 1] = split_at[lv] * multinom[s, p[r], 0]
+                if not fits:
                     continue
+                known = N_RANKS
+                idx = idx_at[N_RANKS]
+                split = split_at[N_RANKS]  # prod_r C(s_r, p_r)
                 dx = 1 if flush_values[j] >= 0 else 0
                 c[0, 0] = split * free[idx]
                 if dp == 0 and dx == 0:
