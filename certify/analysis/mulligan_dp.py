@@ -270,7 +270,7 @@ def _lazy_reduction(levels: list, weights: np.ndarray) -> bool:
 
 @njit(cache=True, nogil=True)
 def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2, reach3, size3,
-         weights, mirror, lazy, half):
+         weights, mirror, lazy, half, diagonal):
     """Ways, modulo each of the two PRIMES, to deal four hands rank by rank (ace first) ending in
     each joint state: (n0, n1, n2, n3, 2), the two residues side by side. ``weights`` from
     ``_suit_weights``; ``mirror``: hand 1 takes as many cards as hand 0 at every rank (two hands
@@ -282,7 +282,8 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
     reach (a, b) and (b, a) are equal and only a <= b is kept: a kept state a < b stands for both
     orders (its move lands on (a2, b2) and, swapped, on (b2, a2): once on the kept one, twice if
     a2 = b2), a state (a, a) for itself (its moves landing on a2 > b2 are the swapped images of
-    others)."""
+    others). ``diagonal``: hands 0 and 1 are one machine and ``mirror``: they are always in the same
+    state, so only a = b is visited."""
     p0, p1 = PRIMES  # constants: the compiler turns the remainders into multiplications
     n0, n1, n2, n3 = next0.shape[1], next1.shape[1], next2.shape[1], next3.shape[1]
     cur = np.zeros((n0, n1, n2, n3, 2), np.int64)
@@ -295,7 +296,7 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
             a2 = reach0[lv + 1, i]
             for j in range(size1[lv + 1]):
                 b2 = reach1[lv + 1, j]
-                if half and b2 < a2:
+                if (half and b2 < a2) or (diagonal and b2 != a2):
                     continue
                 for k in range(size2[lv + 1]):
                     c2 = reach2[lv + 1, k]
@@ -306,7 +307,7 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
             a = reach0[lv, i]
             for j in range(size1[lv]):
                 b = reach1[lv, j]
-                if half and b < a:
+                if (half and b < a) or (diagonal and b != a):
                     continue
                 for k in range(size2[lv]):
                     c = reach2[lv, k]
@@ -352,7 +353,7 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
                 a2 = reach0[lv + 1, i]
                 for j in range(size1[lv + 1]):
                     b2 = reach1[lv + 1, j]
-                    if half and b2 < a2:
+                    if (half and b2 < a2) or (diagonal and b2 != a2):
                         continue
                     for k in range(size2[lv + 1]):
                         c2 = reach2[lv + 1, k]
@@ -366,6 +367,8 @@ def _run(next0, next1, next2, next3, reach0, size0, reach1, size1, reach2, size2
         a = reach0[N_RANKS, i]
         for j in range(size1[N_RANKS]):
             b = reach1[N_RANKS, j]
+            if diagonal and b != a:
+                continue  # never reached: zero
             for k in range(size2[N_RANKS]):
                 c = reach2[N_RANKS, k]
                 for q in range(size3[N_RANKS]):
@@ -497,7 +500,7 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
         weights = _suit_weights(mono, block)
         half = m0 is m1 and not mirror and bool((weights == weights.transpose(1, 0, 2, 3)).all())
         final = _run(m0.next, m1.next, m2.next, m3.next, *reach, weights, mirror,
-                     _lazy_reduction(levels, weights), half)
+                     _lazy_reduction(levels, weights), half, m0 is m1 and mirror)
         g = _contract(final, m2.weight * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
                       coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
         return ways, (g + g.transpose(0, 2, 1)) % np.array(PRIMES)[:, None, None] if with_transpose else g
