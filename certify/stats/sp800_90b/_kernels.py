@@ -81,7 +81,7 @@ def compression_scan(bits, block_bits, dict_blocks):
         t = x + y
         xc = (t - x) - y
         x = t
-        y = d * d - sc
+        y = fma(d, d, -sc)  # the tool's build fuses d*d - sc
         t = s + y
         sc = (t - s) - y
         s = t
@@ -109,6 +109,36 @@ def _two_prod(a, b):
     bl = b - bh
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     return p, e
+
+
+@nb.njit(inline="always")
+def _two_sum(a, b):
+    """a+b = s + e exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@nb.njit(cache=True, nogil=True)
+def fma(a, b, c):
+    """a*b + c rounded once (IEEE fused multiply-add), emulated exactly in double arithmetic
+    (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using
+    rounding to odd", IEEE Trans. Computers 57(4), 2008): the exact product as a pair, an
+    error-free sum with c, the low parts added with rounding to odd, one final rounding.
+
+    The NIST tool, built as its Makefile says (-O2 -march=native) on any x86-64 or ARM64 CPU
+    with FMA, fuses a few of its double-precision a*b + c into one instruction (GCC contracts
+    them by default); the estimators that have such an expression use this to print the same
+    digits. Valid while nothing overflows or underflows (the estimators' values are far from
+    both)."""
+    uh, ul = _two_prod(a, b)
+    th, tl = _two_sum(c, uh)
+    v, e = _two_sum(tl, ul)
+    if e != 0.0:  # round v to odd: an inexact sum takes the odd one of its two neighbours
+        m, _ = math.frexp(v)
+        if np.int64(m * 9007199254740992.0) & 1 == 0:
+            v = np.nextafter(v, math.inf if e > 0.0 else -math.inf)
+    return th + v
 
 
 @nb.njit(inline="always")
@@ -165,11 +195,14 @@ def compression_g(z, d, num_blocks, log2_hi, log2_lo):
             bh *= _RESCALE
             bl *= _RESCALE
             e2 -= _RESCALE_EXP
-    first, first_comp = _kahan(first, first_comp, np.float64(num_blocks - d) * ad1)
+    # the tool's build fuses (num_blocks - d) * ad1 - comp inside this Kahan step, and
+    # z * first + (ai_sum - ad1) below
+    y = fma(np.float64(num_blocks - d), ad1, -first_comp)
+    first = first + y
     if not truncated:
         ph, pl = _dd_mul(log2_hi[num_blocks], log2_lo[num_blocks], bh, bl)
         ai_sum, ai_comp = _kahan(ai_sum, ai_comp, math.ldexp(ph + pl, e2))
-    return 1.0 / np.float64(v) * z * (z * first + (ai_sum - ad1))
+    return 1.0 / np.float64(v) * z * fma(z, first, ai_sum - ad1)
 
 
 # ---------------------------------------------------------------- predictors (6.3.7 - 6.3.10)
