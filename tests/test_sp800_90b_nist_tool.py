@@ -96,10 +96,14 @@ def compare(tool_text: str, result) -> list[str]:
     return problems
 
 
+# compared in the default run (binary, translated 8-bit, 4-bit); the rest under -m slow
+DEFAULT_CASES = {"biased1_s11_1e5", "sparse8_s16_1e5", "uniform4_s17_1e5", "biased8_s14_1e5"}
+
+
 def _cases():
     for path in sorted(FIXTURES.glob("*.non_iid.txt")):
         name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)\.non_iid", path.name[:-4]).groups()
-        marks = [pytest.mark.slow] if float(n) > 1e5 else []
+        marks = [] if path.name[:-12] in DEFAULT_CASES else [pytest.mark.slow]
         yield pytest.param(path, name, int(seed), int(float(n)), id=path.name[:-12], marks=marks)
 
 
@@ -146,3 +150,69 @@ def test_fused_multiply_add_is_correctly_rounded():
         assert K.fma(a, b, c) == exact, (a.hex(), b.hex(), c.hex())
         fused_differs += exact != a * b + c
     assert fused_differs > 0  # the near-ties do reach the cases where fusing matters
+
+
+# ---------------------------------------------------------------- IID track (ea_iid)
+
+def _printed(text: str, label: str) -> str:
+    match = re.search(re.escape(label) + r" = (\S+)", text)
+    assert match, label
+    return match.group(1)
+
+
+def compare_iid(tool_text: str, samples) -> list[str]:
+    """The deterministic part of ea_iid's output against the suite: the MCV estimates and the
+    assessment, the chi-square statistics (T and df exactly; the p-value, from scipy's
+    regularized gamma rather than the tool's Cephes igamc, to 1e-9 relative), the LRS test,
+    the 19 statistics of the unpermuted data, and the chi-square and LRS verdicts. (The
+    permutation counters depend on the random permutations: the tool seeds from /dev/urandom.)"""
+    from certify.stats.sp800_90b import iid
+
+    problems = []
+
+    def check(label, printed, ours, rel=0.0):
+        same = (float(np.longdouble(printed)) == float(ours) if rel == 0.0
+                else abs(float(printed) - float(ours)) <= rel * abs(float(printed)))
+        if not same:
+            problems.append(f"{label}: tool {printed}, suite {ours!r}")
+
+    literal = iid.E.most_common_value(samples.symbols, samples.alphabet_size)
+    check("Literal MCV p_u", _printed(tool_text, "Literal Most Common Value Estimate: p_u"), literal.details["p_u"])
+    check("Literal MCV H", _printed(tool_text, "Literal Most Common Value Estimate: min entropy"), literal.min_entropy)
+    if samples.alphabet_size > 2:
+        bits = iid.E.most_common_value(samples.bits, 2)
+        check("Bitstring MCV H", _printed(tool_text, "Bitstring Most Common Value Estimate: min entropy"),
+              bits.min_entropy)
+    indep, fit = iid.chi_square_tests(samples)
+    for name, test in (("independence", indep), ("goodness of fit", fit)):
+        check(f"chi-square {name} T", _printed(tool_text, f"Chi square {name}: T"), test.details["score"])
+        check(f"chi-square {name} df", _printed(tool_text, f"Chi square {name}: df"), test.details["df"])
+        check(f"chi-square {name} p", _printed(tool_text, f"Chi square {name}: P-value"), test.details["p_value"],
+              rel=1e-9)
+    lrs = iid.lrs_test(samples)
+    check("LRS P_col", _printed(tool_text, "Longest Repeated Substring results: P_col"), lrs.details["P_col"])
+    if lrs.details["W"] is not None:
+        check("LRS W", _printed(tool_text, "Longest Repeated Substring results: W"), lrs.details["W"])
+    perm = iid.permutation_tests(samples, seed=1, permutations=1)
+    for row in perm.details["statistics"]:
+        check(f"unpermuted {row['statistic']}",
+              _printed(tool_text, f"Permutation testing: Unpermuted result {row['statistic']}"), row["value"])
+    verdicts = {"chi-square": "Chi square tests: Passed" in tool_text,
+                "LRS": "Length of longest repeated substring test: Passed" in tool_text}
+    ours = {"chi-square": indep.passed and fit.passed, "LRS": lrs.passed}
+    if verdicts != ours:
+        problems.append(f"verdicts: tool {verdicts}, suite {ours}")
+    return problems
+
+
+def _iid_cases():
+    for path in sorted(FIXTURES.glob("*.iid.txt")):
+        name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)\.iid", path.name[:-4]).groups()
+        marks = [] if path.name[:-8] in DEFAULT_CASES else [pytest.mark.slow]
+        yield pytest.param(path, name, int(seed), int(float(n)), id=path.name[:-8], marks=marks)
+
+
+@pytest.mark.parametrize("path, name, seed, n", list(_iid_cases()))
+def test_iid_agrees_with_nist_tool(path, name, seed, n):
+    samples = prepare(sources.generate(name, seed, n), sources.SOURCES[name][0])
+    assert compare_iid(path.read_text(), samples) == []
