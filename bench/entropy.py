@@ -1,6 +1,6 @@
 """Benchmark the SP 800-90B assessment against the NIST SP800-90B_EntropyAssessment tool.
 
-    /work/venv/bin/python bench/entropy.py [--samples N] [--skip-iid] [--skip-non-iid]
+    /work/venv/bin/python bench/entropy.py [--samples N] [--skip-iid] [--skip-non-iid] [--nist-dir DIR]
 
 The non-IID track on 1,000,000 8-bit samples (the ten estimators on the samples and on the
 8,000,000-bit bitstring) and the IID track (its 10,000-permutation tests, 5.2 tests and MCV)
@@ -11,13 +11,22 @@ the goal is ten times faster for the same answers. Timings print CPU time (this 
 threads) beside wall time: the machine is shared, so wall time also counts other processes.
 The numba kernels are compiled (or loaded from the cache) by a warm-up run on a short input
 first, as in any real use after the first.
+
+With --nist-dir DIR (a directory holding the NIST tool's built ea_non_iid and ea_iid), the tool
+runs on the same samples (written to a temporary file) right after the suite, and the ratio is
+measured rather than quoted: the tool's CPU time (user + system of the child process) and wall
+time beside the suite's, and whether the assessed min-entropy agrees to the tool's printed digits.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -101,11 +110,31 @@ def report(title, rows, nist_seconds):
           f"NIST tool ~{nist_seconds:.0f} s: x{nist_seconds / total_cpu:.1f} (CPU), x{nist_seconds / total_wall:.1f} (wall)")
 
 
+def run_nist_tool(tool: Path, samples, label: str, suite_cpu: float, suite_wall: float, suite_h: float):
+    """Time the NIST tool on the same samples (child CPU from getrusage) and print the ratios."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "samples.bin"
+        np.asarray(samples.raw, dtype=np.uint8).tofile(data)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.perf_counter()
+        out = subprocess.run([str(tool), "-v", "-v", str(data), str(samples.bits_per_symbol)],
+                             capture_output=True, text=True, check=True).stdout
+        wall = time.perf_counter() - wall
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    match = re.search(r"Assessed min entropy: (\S+)", out)
+    tool_h = float(match.group(1)) if match else float("nan")
+    print(f"\n{label}: NIST tool {tool.name} CPU {cpu:7.2f} s   wall {wall:7.2f} s;  suite CPU {suite_cpu:7.2f} s"
+          f"   wall {suite_wall:7.2f} s;  tool/suite x{cpu / suite_cpu:.1f} (CPU), x{wall / suite_wall:.1f} (wall);"
+          f"  assessed H tool {tool_h!r} suite {suite_h!r} ({'same' if tool_h == suite_h else 'DIFFERENT'})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--skip-iid", action="store_true")
     parser.add_argument("--skip-non-iid", action="store_true")
+    parser.add_argument("--nist-dir", type=Path, help="directory with the NIST tool's ea_non_iid and ea_iid")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()}; {os.cpu_count()} CPUs; {args.samples:,} 8-bit samples")
     rng = np.random.default_rng(2026)
@@ -124,6 +153,9 @@ def main() -> None:
         result = timed("non-IID track, assess_non_iid", lambda: assess_non_iid(samples), rows)
         report(f"non-IID track end to end (2 threads): H_original {result.h_original:.6f}, H_bitstring "
                f"{result.h_bitstring:.6f}, assessed {result.min_entropy:.6f}", rows, NIST_NON_IID_SECONDS)
+        if args.nist_dir:
+            run_nist_tool(args.nist_dir / "ea_non_iid", samples, "non-IID track", rows[-1][1], rows[-1][2],
+                          result.min_entropy)
     if not args.skip_iid:
         rows = []
         iid = timed("IID track, assess_iid", lambda: assess_iid(samples, seed=1), rows)
@@ -133,6 +165,8 @@ def main() -> None:
                f"last: {last['statistic']}), {perm['permutations_run'] and rows[-1][1] / perm['permutations_run'] * 1e3:.1f} "
                f"ms CPU per permutation, passed {iid.passed}, H {iid.min_entropy:.6f}", rows, NIST_IID_SECONDS)
         iid_costs(samples, perm)
+        if args.nist_dir:
+            run_nist_tool(args.nist_dir / "ea_iid", samples, "IID track", rows[-1][1], rows[-1][2], iid.min_entropy)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._kernels import fma
+
 N_STATS = 19
 STAT_NAMES = ("excursion", "numDirectionalRuns", "lenDirectionalRuns", "numIncreasesDecreases", "numRunsMedian",
               "lenRunsMedian", "avgCollision", "maxCollision", "periodicity(1)", "periodicity(2)", "periodicity(8)",
@@ -152,7 +154,7 @@ def statistics(data, values, k, raw_mean, median, active, out):
         best = 0.0
         for i in range(n):
             running += values[data[i]]
-            d = abs(running - (i + 1) * raw_mean)
+            d = abs(fma(-(i + 1.0), raw_mean, running))  # fused, as in the NIST tool's build
             if d > best:
                 best = d
         out[0] = best

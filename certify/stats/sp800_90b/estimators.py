@@ -46,7 +46,8 @@ class Estimate:
 
 
 def _upper_bound(p: float, n: int) -> float:
-    return min(1.0, p + Z_ALPHA * math.sqrt(p * (1.0 - p) / (n - 1.0)))
+    # p + Z sqrt(...) with one rounding: the NIST tool's build fuses it (see _kernels.fma)
+    return min(1.0, K.fma(Z_ALPHA, math.sqrt(p * (1.0 - p) / (n - 1.0)), p))
 
 
 # ---------------------------------------------------------------- 6.3.1
@@ -69,7 +70,7 @@ def collision(bits: np.ndarray) -> Estimate:
     (the NIST tool's derivation); X' >= 2.5 leaves no solution and the estimate is 1 bit."""
     v, total, sum_sq = K.collision_walk(np.ascontiguousarray(bits, dtype=np.uint8))
     x_bar = total / float(v)
-    sigma = math.sqrt((sum_sq - total * x_bar) / (v - 1))
+    sigma = math.sqrt(K.fma(-float(total), x_bar, sum_sq) / (v - 1))  # fused, as the tool's build
     x_prime = max(2.0, x_bar - Z_ALPHA * sigma / math.sqrt(v))
     if x_prime < 2.5:
         p = 0.5 + math.sqrt(1.25 - 0.5 * x_prime)
@@ -97,20 +98,20 @@ def markov(bits: np.ndarray) -> Estimate:
     p11 = 1.0 - p10 if c1 else 0.0
     p0 = (c0 + (1 if b[-1] == 0 else 0)) / float(n)
     p1 = 1.0 - p0
-    lg = math.log2
+    lg, fma = math.log2, K.fma  # each "- c * log2(P)" is fused, as in the tool's build
     candidates = []
     if p00 > 0:
-        candidates.append(-lg(p0) - 127.0 * lg(p00))
+        candidates.append(fma(-127.0, lg(p00), -lg(p0)))
     if p01 > 0 and p10 > 0:
-        candidates.append(-lg(p0) - 64.0 * lg(p01) - 63.0 * lg(p10))
+        candidates.append(fma(-63.0, lg(p10), fma(-64.0, lg(p01), -lg(p0))))
     if p01 > 0 and p11 > 0:
-        candidates.append(-lg(p0) - lg(p01) - 126.0 * lg(p11))
+        candidates.append(fma(-126.0, lg(p11), -lg(p0) - lg(p01)))
     if p10 > 0 and p00 > 0:
-        candidates.append(-lg(p1) - lg(p10) - 126.0 * lg(p00))
+        candidates.append(fma(-126.0, lg(p00), -lg(p1) - lg(p10)))
     if p10 > 0 and p01 > 0:
-        candidates.append(-lg(p1) - 64.0 * lg(p10) - 63.0 * lg(p01))
+        candidates.append(fma(-63.0, lg(p01), fma(-64.0, lg(p10), -lg(p1))))
     if p11 > 0:
-        candidates.append(-lg(p1) - 127.0 * lg(p11))
+        candidates.append(fma(-127.0, lg(p11), -lg(p1)))
     h_min = 128.0
     for c in candidates:
         if c < h_min:
@@ -217,15 +218,15 @@ def compression(bits: np.ndarray) -> Estimate:
     v = num_blocks - _DICT_BLOCKS
     x_sum, sq_sum = K.compression_scan(b, _BLOCK_BITS, _DICT_BLOCKS)
     x_bar = x_sum / v
-    sigma = 0.5907 * math.sqrt(sq_sum / (v - 1.0) - x_bar * x_bar)
+    sigma = 0.5907 * math.sqrt(K.fma(-x_bar, x_bar, sq_sum / (v - 1.0)))  # fused, as the tool's build
     x_prime = x_bar - Z_ALPHA * sigma / math.sqrt(v)
     alphabet = 1 << _BLOCK_BITS
     log_hi, log_lo = _log2_table(num_blocks)
 
     def expected(p: float) -> float:
         q = (1.0 - p) / (alphabet - 1.0)
-        return (K.compression_g(p, _DICT_BLOCKS, num_blocks, log_hi, log_lo)
-                + (alphabet - 1.0) * K.compression_g(q, _DICT_BLOCKS, num_blocks, log_hi, log_lo))
+        return K.fma(alphabet - 1.0, K.compression_g(q, _DICT_BLOCKS, num_blocks, log_hi, log_lo),
+                     K.compression_g(p, _DICT_BLOCKS, num_blocks, log_hi, log_lo))
 
     floor_p = 1.0 / alphabet
     if expected(floor_p) > x_prime:
@@ -304,7 +305,7 @@ def prediction_estimate(name: str, section: str, c: int, n: int, longest_run: in
     r = longest_run + 1
     p_global = c / float(n)
     if p_global > 0:
-        p_global_prime = min(1.0, p_global + Z_ALPHA * math.sqrt(p_global * (1.0 - p_global) / (n - 1.0)))
+        p_global_prime = _upper_bound(p_global, n)
     else:
         p_global_prime = 1.0 - 0.01 ** (1.0 / n)
     cur = max(1.0 / k, p_global_prime)
