@@ -10,7 +10,7 @@
    is printed too. Issue 12's goal is 10^6 rounds/s; the per-round Python path is far from it (the
    ratio printed says how far).
 3. The columnar path (Parquet, ``certify-round-columns/1``): a fair one-seat Caribbean Stud log of
-   ``--columnar-rounds`` rounds (written at numpy speed by ``certify.audit.sample.write_stud_columns``,
+   ``--columnar-rounds`` rounds (written at numpy speed by ``certify.audit.sample.write_bulk_columns``,
    or ``--columnar-log`` to reuse one), audited end to end (read, validate, re-settle, tally, test)
    through ``certify.audit.audit``: rounds per CPU second and per wall second of the pass, the tests'
    time, against reading the same columns with pyarrow alone. Machine load (``os.getloadavg``)
@@ -91,14 +91,14 @@ def columnar(args, json_baseline: float) -> None:
     import pyarrow.parquet as pq
 
     from certify.audit.audit import audit
-    from certify.audit.sample import write_stud_columns
+    from certify.audit.sample import write_bulk_columns
 
     spec = load_spec("caribbean_stud")
     with tempfile.TemporaryDirectory() as folder:
         path = args.columnar_log or str(Path(folder) / "bulk.parquet")
         if args.columnar_log is None:
             start, wall = time.process_time(), time.perf_counter()
-            write_stud_columns(path, spec, args.columnar_rounds, seed=11)
+            write_bulk_columns(path, spec, args.columnar_rounds, seed=11)
             print(f"columnar: wrote {args.columnar_rounds:,} rounds in {time.process_time() - start:.1f} s CPU, "
                   f"{time.perf_counter() - wall:.1f} s wall ({Path(path).stat().st_size / 2**20:,.0f} MiB)")
         start = time.process_time()

@@ -2,29 +2,32 @@
 
 JSON Lines stays the interchange format; this is the bulk format for logs of millions of rounds
 (docs/round-log.md, "Columnar logs"). One row is one round of one seat, dealt once, with at most
-one decision: the shape of the stud games. pyarrow reads it (an optional extra: ``pip install
-.[parquet]``); ``certify audit`` tells it from JSON Lines by its magic bytes.
+one decision: the one-decision shape of the rules model (``certify.rules.analysis.one_decision``:
+Caribbean and Casino Stud, Three Card Poker, any game written in that shape). pyarrow reads it
+(an optional extra: ``pip install .[parquet]``); ``certify audit`` tells it from JSON Lines by its
+magic bytes.
 
 The fast path never settles a round itself. A batch of rows is validated column by column (the
-first bad value is ``file:row: column``, exit 2), ranked with the compiled evaluator, and put in
-*settlement classes*: rows with the same decision, the same wagers, the same player category,
-the same dealer qualification and the same order of the two hands settle alike. One row of each
-class is re-settled by the spec's own round class (``certify.audit.rounds``, exactly as a JSON
-line is), and every row of the class must carry that row's settlement. Every row that does not
-(a mis-pay, a wrong outcome), every row of another shape (a dead hand, a misdeal, a card not of
-the deck or twice in the round, a meter award, a decision against the declared strategy) and
-every row of a class whose meter moves is audited on its own through the exact path
-(``Auditor.settle``): the findings are the exact path's, word for word. The classes assume only
-what ``certify.games.stud.settle_values`` and ``progressive_award`` read of the hands (tested:
-tests/test_audit_columns.py compares both paths on fair and faulty rounds). Games of other
-families are read from columns too, every row through the exact path.
+first bad value is ``file:row: column``, exit 2); the bulk kernel's own loop
+(``certify.rules.kernel.one_decision_cells``) gives each row's dealer cell (does not qualify /
+win / tie / lose), the player's category and the spec strategy's option, and the rows are put in
+*settlement classes*: the same logged option, cell, category, wagers and strategy declaration
+settle alike, since the model reads nothing else of the hands (``certify.rules.engine``'s
+settlement: every pay by cell and category). One row of each class is re-settled by the spec's
+own round class (``certify.audit.rounds``, exactly as a JSON line is), and every row of the class
+must carry that row's settlement. Every row that does not (a mis-pay, a wrong outcome), every row
+of another shape (a dead hand, a misdeal, a card not of the deck or twice in the round, a
+decision against the declared strategy) and every row whose progressive award is read off the
+meter or moves it is audited on its own through the exact path (``Auditor.settle``): the
+findings are the exact path's, word for word (tested: tests/test_audit_columns.py compares both
+paths on fair and faulty rounds). Games of other shapes are read from columns too, every row
+through the exact path.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 from decimal import Decimal
-from types import SimpleNamespace
 from typing import Any, Iterable
 
 import numpy as np
@@ -156,7 +159,7 @@ def _check_schema(schema, path: str) -> None:
 class _Batch:
     """One batch of rows as numpy columns, and each row as a v1 record when needed."""
 
-    def __init__(self, batch, first_row: int, path: str, spec):
+    def __init__(self, batch, first_row: int, path: str, spec, options: tuple[str, ...] = ()):
         pa, _ = _pyarrow()
         import pyarrow.compute as pc
 
@@ -190,7 +193,7 @@ class _Batch:
                       text.format(got=batch.column(column)[row].as_py(), want=want))
         self.outcome = self._codes("outcome", ("played", "misdeal"))
         self.strategy = self._codes("strategy", ("spec", "free"))
-        self.decision = self._codes("decision", ("fold", "bet"), strict=False)   # -1: none or another
+        self.decision = self._codes("decision", options, strict=False)   # the option's index; -1: none or another
         self.money = {}
         for name in names:
             if name.startswith(("wager_", "net_")) or name in ("meter_before", "meter_after"):
@@ -308,11 +311,13 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
     except Exception as exc:            # pyarrow's errors: a damaged or truncated file
         raise LogError(f"{path}: not a readable Parquet log ({exc})") from None
     _check_schema(reader.schema_arrow, path)
-    fast = _Fast(spec, auditor) if spec.family == "stud" else None
+    rules = one_decision_rules(spec)
+    fast = _Fast(spec, auditor, rules) if rules is not None else None
+    options = tuple(o.name for o in rules.options) if rules is not None else ()
     row = 1
     try:
         for batch in reader.iter_batches(batch_size=batch_rows):
-            b = _Batch(batch, row, path, spec)
+            b = _Batch(batch, row, path, spec, options)
             _audit_batch(b, spec, auditor, fast, info)
             row += b.n
     except OSError as exc:
@@ -380,6 +385,21 @@ def _sequence(b: _Batch, auditor) -> list[tuple[int, Any]]:
     return found
 
 
+def _meter_categories(spec) -> dict[int, str]:
+    """Category index -> the progressive wager that pays it as a share of the meter."""
+    from certify.rules.model import ranking_categories
+
+    out = {}
+    for name, w in spec.wagers.items():
+        prog = w.settle.progressive
+        if prog is not None:
+            for c, key in enumerate(ranking_categories(spec.ranking)):
+                entry = getattr(prog.pays, key)
+                if entry is not None and entry.meter_percent is not None:
+                    out[c] = name
+    return out
+
+
 def _micros(stamp: datetime) -> int:
     delta = stamp - datetime(1970, 1, 1, tzinfo=timezone.utc)
     return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
@@ -391,42 +411,41 @@ def _datetime(micros: int) -> datetime:
     return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
 
 
+def one_decision_rules(spec):
+    """The spec's rules when it is a rules-model game of the one-decision shape (the columnar fast
+    path's), else None: every row goes through the exact path."""
+    if spec.family != "rules":
+        return None
+    from certify.rules.analysis import ShapeError, one_decision
+
+    try:
+        return one_decision(spec)
+    except ShapeError:
+        return None
+
+
 class _Fast:
-    """The settlement classes of the stud games (see the module docstring)."""
+    """The settlement classes of a rules-model game of the one-decision shape (see the module
+    docstring): the strategy's option, the dealer cell and the player's category of every row
+    from the bulk kernel's loop (``certify.rules.kernel.one_decision_cells``)."""
 
-    def __init__(self, spec, auditor):
-        from certify.games import stud
-
-        self.spec, self.auditor, self.stud = spec, auditor, stud
-        self.qualifies: dict[int, bool] = {}
-        self.want: dict[int, str] = {}
+    def __init__(self, spec, auditor, rules):
+        self.spec, self.auditor, self.rules = spec, auditor, rules
         self.classes: dict[tuple, dict | None] = {}
-
-    def _qualifies(self, value: int) -> bool:
-        if value not in self.qualifies:
-            self.qualifies[value] = self.stud.dealer_qualifies(self.spec, value)
-        return self.qualifies[value]
-
-    def _want(self, value: int, cards: np.ndarray) -> bool:
-        """Whether the spec strategy bets this hand value (it reads the player's hand only)."""
-        if value not in self.want:
-            view = SimpleNamespace(seat=0, cards=tuple(int(c) for c in cards[:5]), legal=self.stud.ACTIONS,
-                                   up_card=int(cards[5 + self.spec.dealer.up_card_index]), ante=None)
-            self.want[value] = self.auditor.strategy.decide(view) if self.auditor.strategy is not None else ""
-        return self.want[value] == "bet"
+        self.meter_categories = _meter_categories(spec)
 
     def batch(self, b: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Tally every row the classes settle; returns the rows the exact path must take, the rows
-        whose ten cards are ten distinct cards of the deck, and the cards (row order)."""
-        from certify.hands import CATEGORY_SHIFT, rank_batch
+        whose 2k cards are 2k distinct cards of the deck, and the cards (row order)."""
+        from certify.rules.kernel import one_decision_cells
 
-        spec, t = self.spec, self.auditor.tally
-        ok_p, player = b.hands("player_cards", 5)
-        ok_d, dealer = b.hands("dealer_cards", 5)
+        k, rules = self.rules.k, self.rules
+        ok_p, player = b.hands("player_cards", k)
+        ok_d, dealer = b.hands("dealer_cards", k)
         common = ok_p & ok_d & (b.outcome == 0) & (b.decision >= 0)
-        cards = np.full((b.n, 10), -1, np.int64)
-        cards[ok_p, :5] = player
-        cards[ok_d, 5:] = dealer
+        cards = np.full((b.n, 2 * k), -1, np.int64)
+        cards[ok_p, :k] = player
+        cards[ok_d, k:] = dealer
         ordered = np.sort(cards, axis=1)
         valid = (cards >= 0).all(axis=1) & (cards < 52).all(axis=1) & (np.diff(ordered, axis=1) != 0).all(axis=1)
         common &= valid
@@ -434,20 +453,12 @@ class _Fast:
         exact = ~common
         if not len(rows):
             return exact, valid, cards
-        pv = rank_batch(cards[rows, :5], parallel=True)
-        dv = rank_batch(cards[rows, 5:], parallel=True)
-        decision = b.decision[rows]                    # 0 fold, 1 bet
-        values, back = np.unique(dv, return_inverse=True)
-        qualifies = np.array([self._qualifies(int(v)) for v in values], np.int64)[back.reshape(-1)]
-        values, first, back = np.unique(pv, return_index=True, return_inverse=True)
-        for v, i in zip(values, first):
-            if int(v) not in self.want:
-                self._want(int(v), cards[rows[i]])
-        want_bet = np.fromiter((self.want[v] == "bet" for v in values.tolist()), np.int64, len(values))
-        deviates = want_bet[back.reshape(-1)] != decision
+        want, cell, category = one_decision_cells(self.spec, rules, cards[rows])
+        decision = b.decision[rows]
+        deviates = (want != decision) if self.auditor.strategy is not None else np.zeros(len(rows), bool)
         lockout = (b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False)[rows]
                    if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
-        parts = [(decision, 2), (qualifies, 2), (np.sign(pv - dv) + 1, 3), (pv >> CATEGORY_SHIFT, 16),
+        parts = [(decision, len(rules.options)), (cell, 4), (category, len(rules.categories)),
                  (deviates, 2), (lockout, 2), (b.strategy[rows] + 1, 3)]
         for name in b.wagers:
             cents, null = b.money[name]
@@ -460,10 +471,10 @@ class _Fast:
         bounds = np.flatnonzero(np.diff(group[order])) + 1
         settled = np.zeros(len(rows), bool)
         for members in np.split(order, bounds):
-            rep = int(rows[members[0]])
-            key = (int(decision[members[0]]), int(qualifies[members[0]]), int(np.sign(pv[members[0]] - dv[members[0]])),
-                   int(pv[members[0]] >> CATEGORY_SHIFT), bool(deviates[members[0]]), bool(lockout[members[0]]),
-                   int(b.strategy[rep])) + tuple((int(b.money[n][0][rep]), bool(b.money[n][1][rep])) for n in b.wagers)
+            first = members[0]
+            rep = int(rows[first])
+            key = tuple(int(part[first]) for part, _ in parts[:6]) + \
+                tuple((int(b.money[n][0][rep]), bool(b.money[n][1][rep])) for n in b.wagers)
             expected = self._class(key, b, rep)
             if expected is None:
                 continue
@@ -471,8 +482,8 @@ class _Fast:
             r = rows[members]
             for name in set(b.nets) | set(expected["nets"]):
                 cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
-                want = expected["nets"].get(name)
-                good &= null[r] if want is None else ~null[r] & (cents[r] == want)
+                want_net = expected["nets"].get(name)
+                good &= null[r] if want_net is None else ~null[r] & (cents[r] == want_net)
             if expected["meter"]:
                 before, after = b.money.get("meter_before"), b.money.get("meter_after")
                 if before is None or after is None:
@@ -482,7 +493,26 @@ class _Fast:
             settled[members[good]] = True
             self._tally(expected, int(good.sum()))
         exact[rows[~settled]] = True
+        free = settled & (b.strategy[rows] != 0)
+        if free.any():
+            self._choices(b, rows[free], np.sort(cards[rows[free], :k], axis=1), decision[free])
         return exact, valid, cards
+
+    def _choices(self, b: _Batch, rows: np.ndarray, hands: np.ndarray, options: np.ndarray) -> None:
+        """Free play: each decision by the player's cards, as ``Auditor.settle`` keeps them (what
+        the decisions cost is counted from these at the end)."""
+        t, names = self.auditor.tally, [o.name for o in self.rules.options]
+        unit = b.money.get(f"wager_{self.spec.unit}")
+        cents = unit[0][rows] if unit is not None else np.zeros(len(rows), np.int64)
+        packed = np.zeros(len(rows), np.int64)
+        for j in range(hands.shape[1]):
+            packed = packed * 64 + hands[:, j]
+        keys = np.stack([packed, options, cents], axis=1)
+        groups, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        for (_, option, amount), i, n in zip(groups.tolist(), first.tolist(), counts.tolist()):
+            key = (tuple(int(c) for c in hands[i]), names[option])
+            t.choices[key] += Decimal(amount) / CENTS * n
+            t.choice_count[key] += n
 
     def _class(self, key: tuple, b: _Batch, row: int) -> dict | None:
         """The settlement every row of the class must carry, from one row re-settled by the spec's
@@ -490,6 +520,10 @@ class _Fast:
         decision is not the declared strategy's: the finding is the exact path's)."""
         if key in self.classes:
             return self.classes[key]
+        prog = f"wager_{self.meter_categories.get(key[2])}"
+        if prog in b.wagers and not key[6 + b.wagers.index(prog)][1]:
+            self.classes[key] = None        # an award read off the meter: each row on its own
+            return None
         from certify.audit.audit import _dealer_flag
         from certify.audit.rounds import feed
 
@@ -500,7 +534,8 @@ class _Fast:
         if fed.round is not None and not (declared and fed.deviations) and fed.round.phase == "settled":
             result = fed.round.result()
             moves = result.meter_after is not None and result.meter_after != result.meter_before
-            if not moves:
+            whole = all((n * CENTS) % 1 == 0 for n in result.seats[0].net.values())
+            if not moves and whole:
                 nets = {f"net_{w}": int(n * CENTS) for w, n in result.seats[0].net.items()}
                 expected = {"nets": nets, "meter": result.meter_after is not None, "table": result.table,
                             "dealer": _dealer_flag(fed.round), "decisions": fed.decisions,
