@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any, Iterable
 
 import numpy as np
@@ -177,61 +178,78 @@ class _Batch:
             bad = np.flatnonzero((values < low) | (values > high))
             if len(bad):
                 _fail(self.where(int(bad[0])), name, f"expected {low}..{high}, got {values[bad[0]]}")
-        tables = batch.column("table").dictionary_encode()
-        self.table_names = tables.dictionary.to_pylist()
-        self.table = tables.indices.to_numpy()
+        words, self.table = self._dictionary("table")
+        used = np.flatnonzero(np.bincount(self.table, minlength=len(words)))
+        self.table_names = [words[i] for i in used]     # in the dictionary's order, the tables of this batch
+        self.table = np.searchsorted(used, self.table)
         for i, name in enumerate(self.table_names):
             if not 1 <= len(name) <= 64:
                 _fail(self.where(int(np.flatnonzero(self.table == i)[0])), "table", f"expected 1 to 64 characters, got {name!r}")
         for column, want, text in (("spec_name", spec.name, "a round of {got!r}, but the audit is of {want!r}"),
                                    ("spec_version", str(spec.version),
                                     f"{spec.name} version {{got!r}}, but the spec given is version {{want}}")):
-            bad = pc.not_equal(batch.column(column), want).to_numpy(zero_copy_only=False)
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                _fail(self.where(row), column.replace("_", "."),
-                      text.format(got=batch.column(column)[row].as_py(), want=want))
+            words, codes = self._dictionary(column)
+            wrong = [i for i, w in enumerate(words) if w != want]
+            if wrong:
+                bad = np.flatnonzero(np.isin(codes, wrong))
+                if len(bad):
+                    _fail(self.where(int(bad[0])), column.replace("_", "."),
+                          text.format(got=words[codes[bad[0]]], want=want))
         self.outcome = self._codes("outcome", ("played", "misdeal"))
         self.strategy = self._codes("strategy", ("spec", "free"))
         self.decision = self._codes("decision", options, strict=False)   # the option's index; -1: none or another
         self.money = {}
         for name in names:
             if name.startswith(("wager_", "net_")) or name in ("meter_before", "meter_after"):
-                column = batch.column(name)
-                self.money[name] = (self._cents(name, column), column.is_null().to_numpy(zero_copy_only=False))
+                self.money[name] = self._cents(name, batch.column(name))
         self.wagers = [n for n in names if n.startswith("wager_")]
         self.nets = [n for n in names if n.startswith("net_")]
         self.cards = {}
         for name in ("player_cards", "dealer_cards"):
-            column = batch.column(name)
-            lengths = pc.list_value_length(column).to_numpy()
-            flat = pc.list_flatten(column).to_numpy()
-            self.cards[name] = (lengths, flat, np.concatenate([[0], np.cumsum(lengths)]))
+            column = batch.column(name)          # no nulls (checked above): the offsets say every list
+            offsets = column.offsets.to_numpy()
+            flat = column.values.to_numpy()[offsets[0]:offsets[-1]]
+            starts = offsets - offsets[0]
+            self.cards[name] = (np.diff(starts), flat, starts)
 
-    def _cents(self, name: str, column) -> np.ndarray:
-        """A decimal(p, 2) column as int64 cents, read from its buffer: a decimal128 value is the
-        unscaled integer (the cents) in 16 little-endian bytes; one past int64 is refused."""
+    def _cents(self, name: str, column) -> tuple[np.ndarray, np.ndarray]:
+        """A decimal(p, 2) column as (int64 cents, 0 where null; the nulls), read from its buffer:
+        a decimal128 value is the unscaled integer (the cents) in 16 little-endian bytes; one past
+        int64 is refused."""
         words = np.frombuffer(column.buffers()[1], dtype=np.int64)
-        words = words[2 * column.offset: 2 * (column.offset + len(column))]
-        low, high = words[0::2], words[1::2]
-        null = column.is_null().to_numpy(zero_copy_only=False)
-        bad = np.flatnonzero(~null & (high != (low >> 63)))
+        words = words[2 * column.offset: 2 * (column.offset + len(column))].reshape(-1, 2)
+        low, high = words[:, 0], words[:, 1]
+        if column.null_count:
+            null = column.is_null().to_numpy(zero_copy_only=False)
+            low, high = np.where(null, 0, low), np.where(null, 0, high)
+        else:
+            null = np.zeros(len(low), bool)
+        bad = np.flatnonzero(high != (low >> 63))
         if len(bad):
             _fail(self.where(int(bad[0])), name, "expected an amount within 64 bits of cents")
-        return np.where(null, 0, low)
+        return np.ascontiguousarray(low), null
 
     def where(self, row: int) -> str:
         return f"{self.path}:{self.first + row}"
+
+    def _dictionary(self, name: str) -> tuple[list, np.ndarray]:
+        """A string column as (its distinct words, each row's index among them; a null: the index
+        one past the words). The reader hands string columns over dictionary-encoded (cheap)."""
+        column = self.batch.column(name)
+        if not hasattr(column, "dictionary"):
+            column = column.dictionary_encode()
+        words = column.dictionary.to_pylist()
+        indices = column.indices
+        indices = indices.fill_null(len(words)) if indices.null_count else indices
+        return words, indices.to_numpy().astype(np.int64, copy=False)
 
     def _codes(self, name: str, allowed: tuple[str, ...], strict: bool = True) -> np.ndarray:
         """-1 for a null (or, not ``strict``, a value not allowed); the index in ``allowed``; a
         value not allowed is exit 2 when ``strict``, as the schema refuses it."""
         if name not in self.batch.schema.names:
             return np.full(self.n, -1)
-        encoded = self.batch.column(name).dictionary_encode()
-        words = encoded.dictionary.to_pylist()
+        words, indices = self._dictionary(name)
         lookup = np.array([allowed.index(w) if w in allowed else -2 for w in words] + [-1], np.int64)
-        indices = encoded.indices.fill_null(len(words)).to_numpy()
         out = lookup[indices]
         bad = np.flatnonzero(out == -2)
         if strict and len(bad):
@@ -243,8 +261,10 @@ class _Batch:
         """(rows holding exactly k cards, their cards as an (n, k) array)."""
         lengths, flat, starts = self.cards[name]
         ok = lengths == k
+        if ok.all():                          # the usual log: a view, no copy
+            return ok, flat.reshape(self.n, k)
         index = starts[:-1][ok][:, None] + np.arange(k)
-        return ok, flat[index] if len(index) else np.empty((0, k), np.int64)
+        return ok, flat[index] if len(index) else np.empty((0, k), np.uint8)
 
     def time_text(self, row: int) -> str:
         stamp = datetime.fromtimestamp(self.time[row] / 1e6, tz=timezone.utc)
@@ -297,32 +317,63 @@ def _token(code: int) -> str:
 def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROWS) -> None:
     """Audit every row of one columnar log into ``auditor`` (the same tallies and findings as the
     JSON Lines path); ``info`` gets the file's size, SHA-256, rounds, tables and period."""
-    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
 
     _, pq = _pyarrow()
     path = str(path)
-    digest, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            digest.update(block)
-            size += len(block)
     try:
         reader = pq.ParquetFile(path)
     except Exception as exc:            # pyarrow's errors: a damaged or truncated file
         raise LogError(f"{path}: not a readable Parquet log ({exc})") from None
     _check_schema(reader.schema_arrow, path)
+    strings = [name for name, kind in zip(reader.schema_arrow.names, reader.schema_arrow.types) if kind == "string"]
+    reader = pq.ParquetFile(path, read_dictionary=strings)     # strings as dictionaries: checked once per word
     rules = one_decision_rules(spec)
     fast = _Fast(spec, auditor, rules) if rules is not None else None
     options = tuple(o.name for o in rules.options) if rules is not None else ()
+    with ThreadPoolExecutor(2) as threads:      # hashing and decoding release the GIL: they overlap the audit
+        digest = threads.submit(_sha256, path)
+        try:
+            for b in _ahead(_batches(reader.iter_batches(batch_size=batch_rows), path, spec, options, fast), threads):
+                _audit_batch(b, spec, auditor, fast, info)
+        except OSError as exc:
+            raise LogError(f"{path}: the Parquet log is damaged or truncated ({exc})") from None
+        info.size, info.sha256 = digest.result()
+
+
+def _batches(batches, path: str, spec, options: tuple[str, ...], fast) -> Iterable[_Batch]:
+    """Each batch decoded, validated (the first bad value: exit 2, in row order) and prepared for
+    the classes: what depends on the batch alone."""
     row = 1
-    try:
-        for batch in reader.iter_batches(batch_size=batch_rows):
-            b = _Batch(batch, row, path, spec, options)
-            _audit_batch(b, spec, auditor, fast, info)
-            row += b.n
-    except OSError as exc:
-        raise LogError(f"{path}: the Parquet log is damaged or truncated ({exc})") from None
-    info.size, info.sha256 = size, digest.hexdigest()
+    for batch in batches:
+        b = _Batch(batch, row, path, spec, options)
+        if fast is not None:
+            fast.prepare(b)
+        row += b.n
+        yield b
+
+
+def _sha256(path: str) -> tuple[int, str]:
+    import hashlib
+
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()
+
+
+def _ahead(batches, threads):
+    """The batches of an iterator, the next one decoded by a thread while this one is audited
+    (one batch ahead: memory stays flat)."""
+    pending = threads.submit(next, batches, None)
+    while True:
+        batch = pending.result()
+        if batch is None:
+            return
+        pending = threads.submit(next, batches, None)
+        yield batch
 
 
 def _audit_batch(b: _Batch, spec, auditor, fast, info: LogFile) -> None:
@@ -434,25 +485,31 @@ class _Fast:
         self.classes: dict[tuple, dict | None] = {}
         self.meter_categories = _meter_categories(spec)
 
-    def batch(self, b: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Tally every row the classes settle; returns the rows the exact path must take, the rows
-        whose 2k cards are 2k distinct cards of the deck, and the cards (row order)."""
+    def prepare(self, b: _Batch) -> None:
+        """What the classes need of a batch that depends on the batch alone (a thread computes it
+        for the next batch while this one is tallied): the rows of the one-decision shape with
+        2k distinct cards of the deck, each row's class and the first row of each class."""
         from certify.rules.kernel import one_decision_cells
 
         k, rules = self.rules.k, self.rules
         ok_p, player = b.hands("player_cards", k)
         ok_d, dealer = b.hands("dealer_cards", k)
         common = ok_p & ok_d & (b.outcome == 0) & (b.decision >= 0)
-        cards = np.full((b.n, 2 * k), -1, np.int64)
-        cards[ok_p, :k] = player
-        cards[ok_d, k:] = dealer
-        ordered = np.sort(cards, axis=1)
-        valid = (cards >= 0).all(axis=1) & (cards < 52).all(axis=1) & (np.diff(ordered, axis=1) != 0).all(axis=1)
+        if common.all():
+            cards = np.concatenate([player, dealer], axis=1)
+        else:
+            cards = np.full((b.n, 2 * k), 255, np.uint8)
+            cards[ok_p, :k] = player
+            cards[ok_d, k:] = dealer
+        # 2k distinct cards of the deck: 2k bits set in a 52-bit mask (a code past 51 sets none)
+        bits = np.left_shift(np.uint64(1), cards.astype(np.uint64)) & np.uint64((1 << 52) - 1)
+        valid = np.bitwise_count(np.bitwise_or.reduce(bits, axis=1)) == 2 * k
+        valid &= ok_p & ok_d
         common &= valid
         rows = np.flatnonzero(common)
-        exact = ~common
+        b.prepared = prepared = SimpleNamespace(exact=~common, valid=valid, cards=cards, rows=rows)
         if not len(rows):
-            return exact, valid, cards
+            return
         want, cell, category = one_decision_cells(self.spec, rules, cards[rows])
         decision = b.decision[rows]
         deviates = (want != decision) if self.auditor.strategy is not None else np.zeros(len(rows), bool)
@@ -460,42 +517,57 @@ class _Fast:
                    if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
         parts = [(decision, len(rules.options)), (cell, 4), (category, len(rules.categories)),
                  (deviates, 2), (lockout, 2), (b.strategy[rows] + 1, 3)]
-        for name in b.wagers:
+        amounts = []
+        for name in b.wagers:           # a wager's amount and whether it is placed at all
             cents, null = b.money[name]
-            amounts, codes = np.unique(np.where(null[rows], -1, cents[rows]), return_inverse=True)
-            parts.append((codes.reshape(-1), len(amounts)))
+            values, codes = np.unique(cents[rows], return_inverse=True)    # cents are 0 where null
+            parts += [(codes.reshape(-1), len(values)), (null[rows], 2)]
+            amounts.append(values)
         group = np.zeros(len(rows), np.int64)
         for part, size in parts:          # one integer per class (a few hundred classes at most)
             group = group * size + part.astype(np.int64)
-        order = np.argsort(group, kind="stable")
-        bounds = np.flatnonzero(np.diff(group[order])) + 1
-        settled = np.zeros(len(rows), bool)
-        for members in np.split(order, bounds):
-            first = members[0]
-            rep = int(rows[first])
-            key = tuple(int(part[first]) for part, _ in parts[:6]) + \
-                tuple((int(b.money[n][0][rep]), bool(b.money[n][1][rep])) for n in b.wagers)
-            expected = self._class(key, b, rep)
-            if expected is None:
-                continue
-            good = np.ones(len(members), bool)
-            r = rows[members]
-            for name in set(b.nets) | set(expected["nets"]):
-                cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
-                want_net = expected["nets"].get(name)
-                good &= null[r] if want_net is None else ~null[r] & (cents[r] == want_net)
-            if expected["meter"]:
-                before, after = b.money.get("meter_before"), b.money.get("meter_after")
-                if before is None or after is None:
-                    good[:] = False
-                else:
-                    good &= ~before[1][r] & ~after[1][r] & (before[0][r] == after[0][r])
-            settled[members[good]] = True
-            self._tally(expected, int(good.sum()))
-        exact[rows[~settled]] = True
-        free = settled & (b.strategy[rows] != 0)
+        _, first, inverse = np.unique(group, return_index=True, return_inverse=True)
+        prepared.__dict__.update(parts=parts, amounts=amounts, first=first, inverse=inverse.reshape(-1),
+                                 decision=decision)
+
+    def batch(self, b: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Tally every row the classes settle; returns the rows the exact path must take, the rows
+        whose 2k cards are 2k distinct cards of the deck, and the cards (row order)."""
+        p = getattr(b, "prepared", None)
+        if p is None:
+            self.prepare(b)
+            p = b.prepared
+        exact, valid, cards, rows = p.exact, p.valid, p.cards, p.rows
+        if not len(rows):
+            return exact, valid, cards
+        parts, amounts, first, inverse, decision = p.parts, p.amounts, p.first, p.inverse, p.decision
+        k = self.rules.k
+        classes = []
+        for i in first.tolist():
+            key = tuple(int(part[i]) for part, _ in parts[:6]) + tuple(
+                (int(values[parts[6 + 2 * j][0][i]]), bool(parts[7 + 2 * j][0][i])) for j, values in enumerate(amounts))
+            classes.append(self._class(key, b, int(rows[i])))
+        known = np.array([c is not None for c in classes])
+        good = known[inverse]
+        for name in set(b.nets) | {n for c in classes if c is not None for n in c["nets"]}:
+            cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
+            want_net = np.array([c["nets"].get(name, 0) if c is not None else 0 for c in classes], np.int64)
+            want_null = np.array([c is None or name not in c["nets"] for c in classes])
+            good &= np.where(want_null[inverse], null[rows], ~null[rows] & (cents[rows] == want_net[inverse]))
+        metered = np.array([c is not None and c["meter"] for c in classes])
+        if metered.any():
+            before, after = b.money.get("meter_before"), b.money.get("meter_after")
+            if before is None or after is None:
+                good &= ~metered[inverse]
+            else:
+                good &= ~metered[inverse] | (~before[1][rows] & ~after[1][rows] & (before[0][rows] == after[0][rows]))
+        for c, n in zip(classes, np.bincount(inverse[good], minlength=len(classes)).tolist()):
+            if c is not None:
+                self._tally(c, n)
+        exact[rows[~good]] = True
+        free = good & (b.strategy[rows] != 0)
         if free.any():
-            self._choices(b, rows[free], np.sort(cards[rows[free], :k], axis=1), decision[free])
+            self._choices(b, rows[free], np.sort(cards[rows[free], :k], axis=1).astype(np.int64), decision[free])
         return exact, valid, cards
 
     def _choices(self, b: _Batch, rows: np.ndarray, hands: np.ndarray, options: np.ndarray) -> None:

@@ -97,12 +97,12 @@ def write_bulk_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
     strategy) at numpy speed: the bulk input of bench/audit.py and of the slow tests. Each round's
     deck is the DRBG's (``deal_chunk``); the bulk kernel's loop gives each round's option, dealer
     cell and category (``certify.rules.kernel.one_decision_cells``), and each class of rounds
-    settles once through ``certify.rules.engine.play_round``; the rare rounds that move the
-    progressive meter are each played on their own, in order."""
+    settles once through ``certify.rules.engine.play_round``; the rare rounds whose award reads
+    the progressive meter are each played on their own, in order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from certify.audit.columns import CENTS, FORMAT
+    from certify.audit.columns import CENTS, FORMAT, _meter_categories
     from certify.rules.analysis import one_decision
     from certify.rules.engine import RulesRound, play_round
     from certify.rules.kernel import one_decision_cells
@@ -115,6 +115,7 @@ def write_bulk_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
     probe = RulesRound(spec, balances=[None])
     meter, lockout = probe.meter, probe.locks_out
     classes: dict[tuple, tuple] = {}
+    meter_categories = _meter_categories(spec) if side is not None and spec.wagers[side].settle.progressive else {}
     choose = np.random.default_rng(seed + 1)
     decimal = pa.decimal128(18, 2)
     writer, done, index = None, 0, 0
@@ -145,7 +146,8 @@ def write_bulk_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
             key = tuple(int(x) for x in keys[members[0]])
             if key not in classes:
                 settled, after = play(decks[members[0]], bool(key[3]), meter)
-                classes[key] = (settled, after != meter)
+                reads_meter = bool(key[3]) and key[2] in meter_categories    # e.g. a royal at the reset level
+                classes[key] = (settled, after != meter or reads_meter)
             settled, moving = classes[key]
             if moving:
                 moves[members] = True
