@@ -32,6 +32,7 @@ from types import SimpleNamespace
 from typing import Any, Iterable
 
 import numpy as np
+from numba import njit
 
 from certify.audit.log import LogError, LogFile
 from certify.cards import card_str
@@ -39,6 +40,7 @@ from certify.cards import card_str
 FORMAT = "certify-round-columns/1"
 MAGIC = b"PAR1"
 BATCH_ROWS = 1 << 17
+AHEAD = 2                  # row groups decoded ahead of the one tallied
 REQUIRED = ("round", "table", "time", "spec_name", "spec_version", "seat", "player_cards", "dealer_cards", "outcome")
 CENTS = Decimal(100)
 
@@ -327,30 +329,44 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
         raise LogError(f"{path}: not a readable Parquet log ({exc})") from None
     _check_schema(reader.schema_arrow, path)
     strings = [name for name, kind in zip(reader.schema_arrow.names, reader.schema_arrow.types) if kind == "string"]
-    reader = pq.ParquetFile(path, read_dictionary=strings)     # strings as dictionaries: checked once per word
     rules = one_decision_rules(spec)
     fast = _Fast(spec, auditor, rules) if rules is not None else None
     options = tuple(o.name for o in rules.options) if rules is not None else ()
-    with ThreadPoolExecutor(2) as threads:      # hashing and decoding release the GIL: they overlap the audit
+    meta = reader.metadata
+    starts = np.concatenate([[1], 1 + np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])])
+
+    def decode(group: int) -> list[_Batch]:
+        """One row group decoded (strings as dictionaries: each word checked once), validated (the
+        first bad value: exit 2, raised when its turn comes) and prepared for the classes."""
+        table = pq.ParquetFile(path, read_dictionary=strings).read_row_group(group)
+        out, row = [], int(starts[group])
+        for batch in table.to_batches(max_chunksize=batch_rows):
+            b = _Batch(batch, row, path, spec, options)
+            if fast is not None:
+                fast.prepare(b)
+            out.append(b)
+            row += b.n
+        return out
+
+    # two threads decode and prepare the next row groups while this one tallies (pyarrow and numpy
+    # release the interpreter lock: the pass uses both cores), a third hashes the file; at most
+    # AHEAD row groups are in flight, so memory stays flat
+    with ThreadPoolExecutor(3) as threads:
         digest = threads.submit(_sha256, path)
+        pending = [threads.submit(decode, g) for g in range(min(AHEAD, meta.num_row_groups))]
         try:
-            for b in _ahead(_batches(reader.iter_batches(batch_size=batch_rows), path, spec, options, fast), threads):
-                _audit_batch(b, spec, auditor, fast, info)
+            for group in range(meta.num_row_groups):
+                batches = pending.pop(0).result()
+                if group + AHEAD < meta.num_row_groups:
+                    pending.append(threads.submit(decode, group + AHEAD))
+                for b in batches:
+                    _audit_batch(b, spec, auditor, fast, info)
         except OSError as exc:
             raise LogError(f"{path}: the Parquet log is damaged or truncated ({exc})") from None
+        finally:
+            for future in pending:
+                future.cancel()
         info.size, info.sha256 = digest.result()
-
-
-def _batches(batches, path: str, spec, options: tuple[str, ...], fast) -> Iterable[_Batch]:
-    """Each batch decoded, validated (the first bad value: exit 2, in row order) and prepared for
-    the classes: what depends on the batch alone."""
-    row = 1
-    for batch in batches:
-        b = _Batch(batch, row, path, spec, options)
-        if fast is not None:
-            fast.prepare(b)
-        row += b.n
-        yield b
 
 
 def _sha256(path: str) -> tuple[int, str]:
@@ -362,18 +378,6 @@ def _sha256(path: str) -> tuple[int, str]:
             digest.update(block)
             size += len(block)
     return size, digest.hexdigest()
-
-
-def _ahead(batches, threads):
-    """The batches of an iterator, the next one decoded by a thread while this one is audited
-    (one batch ahead: memory stays flat)."""
-    pending = threads.submit(next, batches, None)
-    while True:
-        batch = pending.result()
-        if batch is None:
-            return
-        pending = threads.submit(next, batches, None)
-        yield batch
 
 
 def _audit_batch(b: _Batch, spec, auditor, fast, info: LogFile) -> None:
@@ -434,6 +438,23 @@ def _sequence(b: _Batch, auditor) -> list[tuple[int, Any]]:
                 del t.add
         t.last[name] = (int(run_n[-1]), _datetime(int(run_t[-1])), b.where(int(rows[-1])))
     return found
+
+
+@njit(cache=True)
+def _distinct_cards(cards):
+    """Per row: every card a card of the deck (0..51) and no card twice."""
+    out = np.empty(cards.shape[0], np.bool_)
+    for r in range(cards.shape[0]):
+        seen = np.uint64(0)
+        ok = True
+        for j in range(cards.shape[1]):
+            c = cards[r, j]
+            if c > 51 or (seen >> np.uint64(c)) & np.uint64(1):
+                ok = False
+                break
+            seen |= np.uint64(1) << np.uint64(c)
+        out[r] = ok
+    return out
 
 
 def _meter_categories(spec) -> dict[int, str]:
@@ -501,10 +522,7 @@ class _Fast:
             cards = np.full((b.n, 2 * k), 255, np.uint8)
             cards[ok_p, :k] = player
             cards[ok_d, k:] = dealer
-        # 2k distinct cards of the deck: 2k bits set in a 52-bit mask (a code past 51 sets none)
-        bits = np.left_shift(np.uint64(1), cards.astype(np.uint64)) & np.uint64((1 << 52) - 1)
-        valid = np.bitwise_count(np.bitwise_or.reduce(bits, axis=1)) == 2 * k
-        valid &= ok_p & ok_d
+        valid = _distinct_cards(np.ascontiguousarray(cards)) & ok_p & ok_d
         common &= valid
         rows = np.flatnonzero(common)
         b.prepared = prepared = SimpleNamespace(exact=~common, valid=valid, cards=cards, rows=rows)
@@ -520,13 +538,27 @@ class _Fast:
         amounts = []
         for name in b.wagers:           # a wager's amount and whether it is placed at all
             cents, null = b.money[name]
-            values, codes = np.unique(cents[rows], return_inverse=True)    # cents are 0 where null
+            cents = cents[rows]
+            if cents.min() == cents.max():           # the usual log: one amount (cents are 0 where null)
+                values, codes = cents[:1], np.zeros(len(rows), np.int64)
+            else:
+                values, codes = np.unique(cents, return_inverse=True)
             parts += [(codes.reshape(-1), len(values)), (null[rows], 2)]
             amounts.append(values)
-        group = np.zeros(len(rows), np.int64)
-        for part, size in parts:          # one integer per class (a few hundred classes at most)
-            group = group * size + part.astype(np.int64)
-        _, first, inverse = np.unique(group, return_index=True, return_inverse=True)
+        group, size = np.zeros(len(rows), np.int64), 1
+        for part, n_values in parts:          # one integer per class (a few hundred classes at most)
+            group = group * n_values + part.astype(np.int64)
+            size *= n_values
+        if size <= 1 << 22:                  # classes by counting (no sort): the first row of each, each row's
+            present = np.flatnonzero(np.bincount(group, minlength=size))
+            lookup = np.zeros(size, np.int64)
+            lookup[present] = np.arange(len(present))
+            inverse = lookup[group]
+            first = np.zeros(size, np.int64)
+            first[group[::-1]] = np.arange(len(rows) - 1, -1, -1)     # the last write, the first row, wins
+            first = first[present]
+        else:
+            _, first, inverse = np.unique(group, return_index=True, return_inverse=True)
         prepared.__dict__.update(parts=parts, amounts=amounts, first=first, inverse=inverse.reshape(-1),
                                  decision=decision)
 
