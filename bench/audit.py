@@ -9,12 +9,16 @@
    the floor any audit pays, a plain ``json.loads`` loop over the same lines. Peak memory (maxrss)
    is printed too. Issue 12's goal is 10^6 rounds/s; the per-round Python path is far from it (the
    ratio printed says how far).
-3. The columnar path (Parquet, ``certify-round-columns/1``): a fair one-seat Caribbean Stud log of
-   ``--columnar-rounds`` rounds (written at numpy speed by ``certify.audit.sample.write_bulk_columns``,
-   or ``--columnar-log`` to reuse one), audited end to end (read, validate, re-settle, tally, test)
-   through ``certify.audit.audit``: rounds per CPU second and per wall second of the pass, the tests'
-   time, against reading the same columns with pyarrow alone. Machine load (``os.getloadavg``)
-   is printed beside every figure: the machine is shared.
+3. The columnar path (Parquet, ``certify-round-columns/1``): fair one-seat Caribbean Stud logs
+   (the rules model) of ``--columnar-rounds`` sizes (written at numpy speed by
+   ``certify.audit.sample.write_bulk_columns``), or ``--columnar-log`` to reuse some, each audited
+   end to end (read, validate, re-settle, tally, test) through ``certify.audit.audit`` in a fresh
+   process: a table of the pass's wall and CPU seconds (every thread), rounds per wall second and
+   per CPU second, the ratio against the plain ``json.loads`` loop, end to end times, the tests'
+   time, peak memory (maxrss) after the pass and at the end, and the machine load (the machine is
+   shared: CPU seconds are the figure to compare).
+
+    /work/venv/bin/python bench/audit.py --columnar-rounds 1000000 10000000
 """
 
 from __future__ import annotations

@@ -220,16 +220,12 @@ class _Batch:
         int64 is refused."""
         words = np.frombuffer(column.buffers()[1], dtype=np.int64)
         words = words[2 * column.offset: 2 * (column.offset + len(column))].reshape(-1, 2)
-        low, high = words[:, 0], words[:, 1]
-        if column.null_count:
-            null = column.is_null().to_numpy(zero_copy_only=False)
-            low, high = np.where(null, 0, low), np.where(null, 0, high)
-        else:
-            null = np.zeros(len(low), bool)
-        bad = np.flatnonzero(high != (low >> 63))
-        if len(bad):
-            _fail(self.where(int(bad[0])), name, "expected an amount within 64 bits of cents")
-        return np.ascontiguousarray(low), null
+        null = column.is_null().to_numpy(zero_copy_only=False) if column.null_count else np.zeros(len(words), bool)
+        low = np.empty(len(words), np.int64)
+        bad = _low_words(words, null, low)
+        if bad >= 0:
+            _fail(self.where(int(bad)), name, "expected an amount within 64 bits of cents")
+        return low, null
 
     def where(self, row: int) -> str:
         return f"{self.path}:{self.first + row}"
@@ -399,7 +395,7 @@ def _audit_batch(b: _Batch, spec, auditor, fast, info: LogFile) -> None:
         exact, valid, cards = np.ones(b.n, bool), np.zeros(b.n, bool), None
     else:
         exact, valid, cards = fast.batch(b)
-        fast.cards(cards[valid])    # in row order, as the exact path tallies them, whichever path settles
+        fast.cards(cards if valid.all() else cards[valid])    # in row order, as the exact path tallies them
     # in row order, a row's sequence finding before its round's (the order of the JSON Lines path)
     steps = sorted([(row, 0, finding) for row, finding in out_of_order] +
                    [(int(row), 1, None) for row in np.flatnonzero(exact)], key=lambda s: s[:2])
@@ -438,6 +434,29 @@ def _sequence(b: _Batch, auditor) -> list[tuple[int, Any]]:
                 del t.add
         t.last[name] = (int(run_n[-1]), _datetime(int(run_t[-1])), b.where(int(rows[-1])))
     return found
+
+
+def _picker(rows: np.ndarray, n: int):
+    """``a[rows]``, or ``a`` itself when the rows are every row (the usual batch: no copy)."""
+    if len(rows) == n:
+        return lambda a: a
+    return lambda a: a[rows]
+
+
+@njit(cache=True)
+def _low_words(words, null, out):
+    """The low 64 bits of each decimal128 (0 where null) into ``out``; the first row whose value
+    needs the high word (past int64), or -1."""
+    bad = -1
+    for i in range(words.shape[0]):
+        if null[i]:
+            out[i] = 0
+            continue
+        low = words[i, 0]
+        if words[i, 1] != (low >> 63) and bad < 0:
+            bad = i
+        out[i] = low
+    return bad
 
 
 @njit(cache=True)
@@ -525,25 +544,27 @@ class _Fast:
         valid = _distinct_cards(np.ascontiguousarray(cards)) & ok_p & ok_d
         common &= valid
         rows = np.flatnonzero(common)
-        b.prepared = prepared = SimpleNamespace(exact=~common, valid=valid, cards=cards, rows=rows)
+        pick = _picker(rows, b.n)
+        b.prepared = prepared = SimpleNamespace(exact=~common, valid=valid, cards=cards, rows=rows, pick=pick)
         if not len(rows):
             return
-        want, cell, category = one_decision_cells(self.spec, rules, cards[rows])
-        decision = b.decision[rows]
+        want, cell, category = one_decision_cells(self.spec, rules, pick(cards))
+        decision = pick(b.decision)
         deviates = (want != decision) if self.auditor.strategy is not None else np.zeros(len(rows), bool)
-        lockout = (b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False)[rows]
+        lockout = (pick(b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False))
                    if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
         parts = [(decision, len(rules.options)), (cell, 4), (category, len(rules.categories)),
-                 (deviates, 2), (lockout, 2), (b.strategy[rows] + 1, 3)]
+                 (deviates, 2), (lockout, 2), (pick(b.strategy) + 1, 3)]
         amounts = []
         for name in b.wagers:           # a wager's amount and whether it is placed at all
             cents, null = b.money[name]
-            cents = cents[rows]
-            if cents.min() == cents.max():           # the usual log: one amount (cents are 0 where null)
-                values, codes = cents[:1], np.zeros(len(rows), np.int64)
+            cents, null = pick(cents), pick(null)
+            placed = cents[~null] if null.any() else cents
+            if not len(placed) or placed.min() == placed.max():     # the usual log: one amount
+                values, codes = placed[:1] if len(placed) else np.zeros(1, np.int64), np.zeros(len(rows), np.int64)
             else:
-                values, codes = np.unique(cents, return_inverse=True)
-            parts += [(codes.reshape(-1), len(values)), (null[rows], 2)]
+                values, codes = np.unique(cents, return_inverse=True)      # cents are 0 where null
+            parts += [(codes.reshape(-1), len(values)), (null, 2)]
             amounts.append(values)
         group, size = np.zeros(len(rows), np.int64), 1
         for part, n_values in parts:          # one integer per class (a few hundred classes at most)
@@ -569,7 +590,7 @@ class _Fast:
         if p is None:
             self.prepare(b)
             p = b.prepared
-        exact, valid, cards, rows = p.exact, p.valid, p.cards, p.rows
+        exact, valid, cards, rows, pick = p.exact, p.valid, p.cards, p.rows, p.pick
         if not len(rows):
             return exact, valid, cards
         parts, amounts, first, inverse, decision = p.parts, p.amounts, p.first, p.inverse, p.decision
@@ -577,7 +598,8 @@ class _Fast:
         classes = []
         for i in first.tolist():
             key = tuple(int(part[i]) for part, _ in parts[:6]) + tuple(
-                (int(values[parts[6 + 2 * j][0][i]]), bool(parts[7 + 2 * j][0][i])) for j, values in enumerate(amounts))
+                (0, True) if parts[7 + 2 * j][0][i] else (int(values[parts[6 + 2 * j][0][i]]), False)
+                for j, values in enumerate(amounts))
             classes.append(self._class(key, b, int(rows[i])))
         known = np.array([c is not None for c in classes])
         good = known[inverse]
@@ -585,19 +607,20 @@ class _Fast:
             cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
             want_net = np.array([c["nets"].get(name, 0) if c is not None else 0 for c in classes], np.int64)
             want_null = np.array([c is None or name not in c["nets"] for c in classes])
-            good &= np.where(want_null[inverse], null[rows], ~null[rows] & (cents[rows] == want_net[inverse]))
+            null, cents = pick(null), pick(cents)
+            good &= np.where(want_null[inverse], null, ~null & (cents == want_net[inverse]))
         metered = np.array([c is not None and c["meter"] for c in classes])
         if metered.any():
             before, after = b.money.get("meter_before"), b.money.get("meter_after")
             if before is None or after is None:
                 good &= ~metered[inverse]
             else:
-                good &= ~metered[inverse] | (~before[1][rows] & ~after[1][rows] & (before[0][rows] == after[0][rows]))
+                good &= ~metered[inverse] | (~pick(before[1]) & ~pick(after[1]) & (pick(before[0]) == pick(after[0])))
         for c, n in zip(classes, np.bincount(inverse[good], minlength=len(classes)).tolist()):
             if c is not None:
                 self._tally(c, n)
         exact[rows[~good]] = True
-        free = good & (b.strategy[rows] != 0)
+        free = good & (pick(b.strategy) != 0)
         if free.any():
             self._choices(b, rows[free], np.sort(cards[rows[free], :k], axis=1).astype(np.int64), decision[free])
         return exact, valid, cards
@@ -658,7 +681,9 @@ class _Fast:
             t.dealer[expected["dealer"]] += n
         if expected["declared"]:
             t.declared += n
-            key = self.auditor.outcome_key(expected["record"])
+            if "outcome" not in expected:
+                expected["outcome"] = self.auditor.outcome_key(expected["record"])
+            key = expected["outcome"]
             if key is not None:
                 t.outcomes[key] += n
         else:
@@ -669,4 +694,4 @@ class _Fast:
         """Card x position and the battery's sample, in row order (the exact path's tally)."""
         if len(cards):
             self.auditor.flush_cards()
-            self.auditor.add_cards(cards.astype(np.uint8))
+            self.auditor.add_cards(cards.astype(np.uint8, copy=False))
