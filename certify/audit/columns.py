@@ -164,8 +164,6 @@ class _Batch:
 
     def __init__(self, batch, first_row: int, path: str, spec, options: tuple[str, ...] = ()):
         pa, _ = _pyarrow()
-        import pyarrow.compute as pc
-
         self.batch, self.first, self.path, self.n = batch, first_row, path, batch.num_rows
         names = batch.schema.names
         for name in REQUIRED:
