@@ -228,6 +228,44 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
 
 
 @njit(cache=True)
+def induction_first(cards, first, first_table):
+    """The first option of the derived strategy: the analysis' table, read at the colex rank of
+    the sorted first hand (``cards[:first]``)."""
+    own = np.sort(cards[:first])
+    x = 0
+    for i in range(first):
+        c = own[i]
+        b = 1
+        for j in range(i + 1):  # C(c, i + 1)
+            b = b * (c - j) // (j + 1)
+        x += b
+    return first_table[x]
+
+
+@njit(cache=True)
+def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
+    """The second option, before the last card: the one of highest exact expectation over the 48
+    cards left beside the four seen (``cards[:4]``), the first in ``tie_order`` on a tie."""
+    n_w = stake.shape[1]
+    best = np.int64(0)
+    o2 = 0
+    for t in range(tie_order.shape[1]):
+        o = tie_order[o1, t]
+        row = stake[path_of[o1, o]]
+        evsum = np.int64(0)
+        for c in range(52):
+            if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
+                continue
+            v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
+            for w in range(n_w):
+                if row[w]:
+                    evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
+        if t == 0 or evsum > best:
+            best, o2 = evsum, o
+    return o2
+
+
+@njit(cache=True)
 def _play_induction(decks, first, first_table, second, stake, pay, lines, path_of, tie_order, index, den, ev, dealt):
     n_w = stake.shape[1]
     for r in range(decks.shape[0]):
@@ -235,31 +273,10 @@ def _play_induction(decks, first, first_table, second, stake, pay, lines, path_o
         cards = np.empty(5, np.int64)
         for i in range(5):
             cards[i] = d[i]
-        own = np.sort(cards[:first])
-        x = 0
-        for i in range(first):
-            c = own[i]
-            b = 1
-            for j in range(i + 1):  # C(c, i + 1)
-                b = b * (c - j) // (j + 1)
-            x += b
-        o1 = first_table[x]
+        o1 = induction_first(cards, first, first_table)
         o2 = 0
         if second:
-            best = np.int64(0)
-            for t in range(tie_order.shape[1]):
-                o = tie_order[o1, t]
-                row = stake[path_of[o1, o]]
-                evsum = np.int64(0)
-                for c in range(52):
-                    if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
-                        continue
-                    v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
-                    for w in range(n_w):
-                        if row[w]:
-                            evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
-                if t == 0 or evsum > best:
-                    best, o2 = evsum, o
+            o2 = induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den)
         value = eval5_nb(cards[0], cards[1], cards[2], cards[3], cards[4])
         dealt[r] = value >> 20
         code = (value >> 20) << n_w
