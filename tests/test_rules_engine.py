@@ -219,3 +219,18 @@ def test_a_let_it_ride_round_replays_and_refuses_a_pull_back_out_of_turn():
     assert fresh.next_step() == ("deal_board", None) and fresh.cards_awaited == 1
     with pytest.raises(IllegalAction, match="rest of the deck"):
         fresh.deal_board(cards=(5,))
+
+
+def test_the_let_it_ride_second_decision_table_is_the_exact_expectation_it_replaces():
+    from certify.rules.kernel import _colex, induction_first, induction_second
+    from certify.simulate import deal_chunk
+
+    p = kernel_for(load_spec("let_it_ride")).params
+    decks = deal_chunk(1, 0, 5000, 5).astype(np.int64)
+    chosen = set()
+    for d in decks:
+        o1 = induction_first(d, p["first"], p["first_table"])
+        o2 = induction_second(d, o1, p["stake"], p["pay"], p["lines"], p["path_of"], p["tie_order"], p["den"])
+        assert p["second_table"][_colex(d, 4), o1] == o2
+        chosen.add((int(o1), int(o2)))
+    assert len(chosen) >= 3
