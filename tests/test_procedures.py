@@ -29,10 +29,7 @@ def test_every_shipped_scenario_passes(results):
     failing = [f"{r.file}::{r.id}: {r.differences}" for r in results if not r.passed]
     assert not failing, failing
     assert len(results) >= 40
-    # let_it_ride (a rules-model game with no dealer) waits for the generic engine's multi-step
-    # rounds (issue 14); every other spec, three_card_poker included, has scenarios
-    # and so does ultimate_texas_holdem (board dealing in the rules engine)
-    assert {r.spec for r in results} == set(spec_names()) - {"let_it_ride", "ultimate_texas_holdem"}
+    assert {r.spec for r in results} == set(spec_names())  # every spec has scenarios
 
 
 def test_procedures_cover_the_rules(results):

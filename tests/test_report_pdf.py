@@ -217,3 +217,17 @@ def test_par_sections_after_the_wagers_are_numbered_subsections():
     headings = [f.text for f in _par_sheet(content) if getattr(f, "style", None) is not None
                 and f.style.name in ("h1", "h2")]
     assert "8.1 Frequencies" in headings
+
+
+def test_a_simulation_with_a_hundred_outcome_events_fits_its_charts_on_a_page():
+    # a hold'em sheet (Ultimate Texas Hold'em) has about fifty main events: the charts shrink their
+    # rows to fit a page instead of failing the render
+    from test_report_model import sample_input
+
+    data = sample_input()
+    sim = dict(data.simulation)
+    sim["categories"] = [f"play_4x: win, dealer qualifies, outcome {i}" for i in range(100)]
+    sim["observed"] = [1000 + i for i in range(100)]
+    sim["expected"] = [1000.0 + i for i in range(100)]
+    pdf, _ = render(build_content(replace(data, simulation=sim)))
+    assert pdf.startswith(b"%PDF")

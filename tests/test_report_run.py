@@ -132,7 +132,7 @@ def test_cli_run_with_a_bad_source_date_epoch_fails_before_running(tmp_path, mon
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", ["casino_stud"])
+@pytest.mark.parametrize("spec", ["casino_stud", "let_it_ride", "ultimate_texas_holdem"])
 def test_full_quick_run(tmp_path, monkeypatch, spec):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     out = run_module.run(spec, "quick", 20261129, tmp_path, signing_key=signing.load_signing_key())

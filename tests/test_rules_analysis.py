@@ -2,6 +2,7 @@
 published figures, the derived strategy, rule changes moving the figures by the combinatorics,
 the counting against brute force, and (slow) Caribbean Stud's exact integers reproduced."""
 
+from decimal import Decimal
 from fractions import Fraction
 from itertools import combinations
 from math import comb
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from certify import hands
+from certify.cards import parse_cards
 from certify.analysis import par_sheet
 from certify.rules import analysis, counting
 from certify.spec import SPECS_DIR, load_spec
@@ -194,8 +196,15 @@ def test_a_one_decision_game_whose_non_qualifying_dealer_has_action_is_refused(t
     data = yaml.safe_load((SPECS_DIR / "three_card_poker.yaml").read_text())
     ante_action(data)
     (tmp_path / "three_card_poker.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    with pytest.raises(analysis.ShapeError, match="action"):
-        RulesRound(load_spec(tmp_path / "three_card_poker.yaml"))
+    # the round engine compares the hands ('action'): a higher player hand wins the Ante against a
+    # dealer who does not qualify, a lower one loses it; the Play still pushes
+    spec = load_spec(tmp_path / "three_card_poker.yaml")
+    for player, ante in (("AS KD 9C", "5.00"), ("TS 8D 2C", "-5.00")):
+        rnd = RulesRound(spec, balances=[None])
+        rnd.place_wager(seat=0, wager="ante", amount="5.00")
+        rnd.deal(hands=[parse_cards(player)], dealer=parse_cards("JH 9D 4S"))
+        rnd.act(seat=0, action="play")
+        assert rnd.result().seats[0].net == {"ante": Decimal(ante), "play": Decimal(0)}
 
 
 @pytest.mark.slow

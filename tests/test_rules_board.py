@@ -313,3 +313,77 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails()
     bad = verify(simulate(str(SPEC), rounds=400_000, seed=14, workers=1, fault="naive-shuffle"), sheet,
                  alpha=0.01, confirm_failures=False)
     assert not bad.passed
+
+
+# ---------------------------------------------------------------- the round engine
+def test_the_round_engine_plays_the_kernel_decks_round_for_round(small_counts):
+    """RulesRound with the derived strategy (the kernel's own tables and decision functions) on
+    decks dealt from the smaller game's flops: each round's money is the kernel event's net."""
+    from fractions import Fraction
+
+    from certify.rules.engine import DerivedStrategy, play_deck
+
+    spec = _spec()
+    k = board.board_kernel(spec, small_counts)
+    strategy = DerivedStrategy(spec, k)
+    decks = _decks_on(_small_game()[0], 250, seed=9)
+    ev, dealt = k.events(decks)
+    main, trips = k.wagers
+    reached = set()
+    for r, d in enumerate(decks.astype(int).tolist()):
+        rnd = play_deck(spec, d, ["5.00"], strategy, sides={"trips": "5.00"})
+        net = rnd.result().seats[0].net
+        assert Fraction(sum(v for name, v in net.items() if name != "trips")) / 5 == main.nets[ev[r, 0]], rnd.transcript()
+        assert Fraction(net["trips"]) / 5 == trips.nets[ev[r, 1]]
+        label = main.events[ev[r, 0]].split(":")[0].split(" (")[0]
+        assert rnd.seats[0].decisions[-1] == label, (label, rnd.seats[0].decisions)
+        reached.add(label)
+    assert reached == {"play_4x", "play_2x", "play_1x", "fold"}
+
+
+def test_the_engine_settles_every_dealer_hand_as_the_count_values_the_river():
+    """One hole and board, checked to the river: the engine's nets over all 990 dealer hands, with
+    the river option taken, add up to the counting's exact value of that option (base + m * unit
+    over the six cells), and the option is the best of them."""
+    from decimal import Decimal
+
+    from certify.rules.engine import RulesRound
+
+    spec = _spec()
+    shape = board.board_shape(spec)
+    base, unit, den = board._scaled(shape)
+    hole, five = [48, 21], [44, 30, 13, 6, 2]  # A-7 on K-9-5-3-2: a river that plays
+    rest = [c for c in range(52) if c not in hole + five]
+    used, cnt = np.zeros(52, np.bool_), np.zeros(kernel.N_CELLS, np.int64)
+    board_cards = np.array(five, np.int64)
+    river = shape.stages[2]
+    values = {}
+    for o, name in enumerate(river.names):
+        total = Decimal(0)
+        for x, y in combinations(rest, 2):
+            rnd = RulesRound(spec, balances=[None])
+            rnd.place_wager(seat=0, wager="ante", amount="5.00")
+            rnd.deal(hands=[tuple(hole)], dealer=(x, y))
+            rnd.act(seat=0, action="check_preflop")
+            rnd.deal_board(cards=tuple(five[:3]))
+            rnd.act(seat=0, action="check_flop")
+            rnd.deal_board(cards=tuple(five[3:]))
+            rnd.act(seat=0, action=name)
+            total += rnd.result().seats[0].total()
+        values[name] = total / 5  # per unit wager
+    mine = kernel._cells_against_every_dealer_hand(hole[0], hole[1], board_cards, _used(hole + five), 1 << 20, cnt)
+    for o, name in enumerate(river.names):
+        counted = (-shape.stake * den * 990 if river.kinds[o] == kernel.FOLD else
+                   sum(int(cnt[c]) * (int(base[c, mine >> 20]) + int(river.mults[o]) * int(unit[c, mine >> 20]))
+                       for c in range(kernel.N_CELLS)))
+        assert values[name] * den == counted, name
+    taken = kernel.river_option(hole[0], hole[1], board_cards, 1 << 20, np.array(river.kinds, np.int64),
+                                np.array([int(m) for m in river.mults], np.int64), base, unit,
+                                int(-shape.stake * den), used, cnt)
+    assert values[river.names[taken]] == max(values.values())
+
+
+def _used(cards):
+    used = np.zeros(52, np.bool_)
+    used[cards] = True
+    return used

@@ -149,3 +149,88 @@ def test_the_let_it_ride_simulation_passes_and_a_misread_pay_fails(tmp_path):
     bad = verify(simulate(str(wrong), rounds=200_000, seed=14, workers=1), sheet, alpha=0.01, confirm_failures=False)
     assert not bad.passed
     assert not next(t for t in bad.tests if t.name == "main: payouts").passed
+
+
+# ---------------------------------------------------------------- Let It Ride: the round engine
+def test_the_let_it_ride_engine_plays_the_simulation_decks_as_the_kernel():
+    from certify.rules.engine import DerivedStrategy, play_deck
+    from certify.simulate import deal_chunk
+
+    spec = load_spec("let_it_ride")
+    kernel = kernel_for(spec)
+    strategy = DerivedStrategy(spec, kernel)
+    decks = deal_chunk(1, 0, 400, kernel.cards_per_round)  # chunk 0 of seed 1, as `certify simulate --seed 1` deals it
+    ev, dealt = kernel.events(decks)
+    main = kernel.wagers[0]
+    paths = set()
+    for r, deck in enumerate(decks):
+        rnd = play_deck(spec, [int(c) for c in deck], ["5.00"], strategy)
+        seat = rnd.result().seats[0]
+        event = main.events[ev[r, 0]]
+        assert Fraction(seat.total()) / 5 == main.nets[ev[r, 0]], (r, rnd.transcript())
+        standing = "+".join(n for n in spec.wagers if n not in rnd._pulled.get(0, []))
+        assert event.split(": ")[0] == standing and seat.hand == event.split(": ")[1].split(" (")[0], r
+        assert dealt[r] == hand_value(spec, [int(c) for c in deck[:5]]) >> 20
+        paths.add(tuple(rnd.seats[0].decisions))
+    assert len(paths) >= 3  # the decks reach pull-backs at both decisions and rides
+
+
+@pytest.mark.parametrize("first", [[40, 41, 7], [48, 44, 3]])  # Q-Q-3 rides; A-K-2 pulls back, then depends
+def test_the_let_it_ride_engine_sums_to_the_exact_value_of_a_first_hand(first):
+    """Every completion of one first hand played by the engine: the nets add up to the backward
+    induction's exact value of that hand (scaled by den^2 per unit wager)."""
+    from certify.rules import induction
+    from certify.rules.engine import DerivedStrategy, play_deck
+
+    spec = load_spec("let_it_ride")
+    ctx = induction._solve(spec, [first])
+    strategy = DerivedStrategy(spec)
+    rest = [c for c in range(52) if c not in first]
+    total, seconds = Fraction(0), set()
+    for a in rest:
+        for b in rest:
+            if a != b:
+                rnd = play_deck(spec, first + [a, b], ["5.00"], strategy)
+                total += Fraction(rnd.result().seats[0].total()) / 5
+                seconds.add(rnd.seats[0].decisions[1])
+    assert total * ctx.den ** 2 == int(ctx.value[()][0])
+    assert len(seconds) == (1 if first[0] == 40 else 2)
+
+
+def test_a_let_it_ride_round_replays_and_refuses_a_pull_back_out_of_turn():
+    from certify.rules.engine import DerivedStrategy, play_deck
+
+    spec = load_spec("let_it_ride")
+    deck = [int(c) for c in _decks(1, seed=11)[0]]
+    rnd = play_deck(spec, deck, ["5.00", "10.00"], DerivedStrategy(spec))
+    again = replay_round(spec, rnd.events)
+    assert again.events == rnd.events and again.result() == rnd.result()
+    assert [e.kind for e in rnd.events].count("deal_board") == 2
+    fresh = RulesRound(spec, balances=[None])
+    with pytest.raises(IllegalAction, match="placed with the bet_1"):
+        fresh.place_wager(seat=0, wager="bet_3", amount="5.00")
+    fresh.place_wager(seat=0, wager="bet_1", amount="5.00")
+    assert fresh.seats[0].wagers == {"bet_1": Decimal("5.00"), "bet_2": Decimal("5.00"), "bet_3": Decimal("5.00")}
+    fresh.deal(hands=[(0, 5, 10)], dealer=())
+    assert fresh.legal_actions(0) == ("let_it_ride", "pull_back_first")
+    with pytest.raises(IllegalAction, match="not an option"):
+        fresh.act(seat=0, action="pull_back_second")
+    fresh.act(seat=0, action="pull_back_first")
+    assert fresh.next_step() == ("deal_board", None) and fresh.cards_awaited == 1
+    with pytest.raises(IllegalAction, match="rest of the deck"):
+        fresh.deal_board(cards=(5,))
+
+
+def test_the_let_it_ride_second_decision_table_is_the_exact_expectation_it_replaces():
+    from certify.rules.kernel import _colex, induction_first, induction_second
+    from certify.simulate import deal_chunk
+
+    p = kernel_for(load_spec("let_it_ride")).params
+    decks = deal_chunk(1, 0, 5000, 5).astype(np.int64)
+    chosen = set()
+    for d in decks:
+        o1 = induction_first(d, p["first"], p["first_table"])
+        o2 = induction_second(d, o1, p["stake"], p["pay"], p["lines"], p["path_of"], p["tie_order"], p["den"])
+        assert p["second_table"][_colex(d, 4), o1] == o2
+        chosen.add((int(o1), int(o2)))
+    assert len(chosen) >= 3

@@ -26,8 +26,16 @@ def _label(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+MAX_PLOT_H = 600.0  # a chart and its heading fit one page's frame (about 730 pt) whatever its rows
+
+
 def _row_height(n: int) -> float:
-    return 22.0 if n <= 12 else 15.0
+    return 22.0 if n <= 12 else min(15.0, MAX_PLOT_H / n)
+
+
+def _label_size(spacing: float) -> float:
+    """Category labels shrink with the rows (a game with many outcome events, as a hold'em sheet)."""
+    return min(7.0, 0.75 * spacing)
 
 
 def outcome_chart(categories: Sequence[str], observed: Sequence[float], expected: Sequence[float],
@@ -47,7 +55,7 @@ def outcome_chart(categories: Sequence[str], observed: Sequence[float], expected
     bc.data = [list(reversed(obs)), list(reversed(exp))]
     bc.categoryAxis.categoryNames = [_label(c) for c in reversed(categories)]
     bc.categoryAxis.labels.fontName = FONT
-    bc.categoryAxis.labels.fontSize = 7
+    bc.categoryAxis.labels.fontSize = _label_size(_row_height(n))
     bc.categoryAxis.labels.boxAnchor = "e"
     bc.categoryAxis.labels.dx = -4
     bc.valueAxis.valueMin = 0
@@ -85,7 +93,7 @@ def residual_chart(categories: Sequence[str], observed: Sequence[float], expecte
     bc.data = [list(reversed(z))]
     bc.categoryAxis.categoryNames = [_label(c) for c in reversed(categories)]
     bc.categoryAxis.labels.fontName = FONT
-    bc.categoryAxis.labels.fontSize = 7
+    bc.categoryAxis.labels.fontSize = _label_size(_row_height(n) * 0.8)
     bc.categoryAxis.labels.boxAnchor = "e"
     bc.categoryAxis.labels.dx = -4
     bc.categoryAxis.visibleAxis = False

@@ -278,6 +278,30 @@ def _cells_against_every_dealer_hand(hole0, hole1, board, used, qual, cnt):
 
 
 @njit(cache=True)
+def flop_option(h0, h1, board, flop_lookup, flop_perm, perms, flop_choice):
+    """The flop option of the derived strategy: the count's table at the canonical flop of
+    ``board[:3]``, the hole carried there by the same suit permutation."""
+    f = np.sort(board[:3])
+    key = f[0] + (f[1] * (f[1] - 1)) // 2 + (f[2] * (f[2] - 1) * (f[2] - 2)) // 6
+    p = flop_perm[key]
+    a, b = perms[p, h0], perms[p, h1]
+    return flop_choice[flop_lookup[key], _pair_index(min(a, b), max(a, b))]
+
+
+@njit(cache=True)
+def river_option(h0, h1, board, qual, river_kind, river_mult, base, unit, fold_river, used, cnt):
+    """The river option of the derived strategy: the exact expectation of each option against
+    every dealer hand the cards unseen by the player make (``used``, ``cnt``: scratch arrays)."""
+    used[:] = False
+    used[h0] = used[h1] = True
+    for i in range(5):
+        used[board[i]] = True
+    mine = _cells_against_every_dealer_hand(h0, h1, board, used, qual, cnt)
+    ro, _ = _best(river_kind, river_mult, cnt, mine >> 20, base, unit, fold_river * 990)
+    return ro
+
+
+@njit(cache=True)
 def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, flop_perm, perms, flop_choice,
                       flop_kind, river_kind, river_mult, base, unit, fold_river, qual,
                       pre_index, flop_index, river_index, fold_index, side_index, side_fold, side_paid_on_fold,
@@ -308,23 +332,14 @@ def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, fl
             ev[r, 0] = fold_index[0]
             folded = True
         else:
-            f = np.sort(board[:3])
-            key = f[0] + (f[1] * (f[1] - 1)) // 2 + (f[2] * (f[2] - 1) * (f[2] - 2)) // 6
-            p = flop_perm[key]
-            a, b = perms[p, h0], perms[p, h1]
-            fo = flop_choice[flop_lookup[key], _pair_index(min(a, b), max(a, b))]
+            fo = flop_option(h0, h1, board, flop_lookup, flop_perm, perms, flop_choice)
             if flop_kind[fo] == ADD:
                 ev[r, 0] = flop_index[fo, cell, cat]
             elif flop_kind[fo] == FOLD:
                 ev[r, 0] = fold_index[1]
                 folded = True
             else:
-                used[:] = False
-                used[h0] = used[h1] = True
-                for i in range(5):
-                    used[board[i]] = True
-                _cells_against_every_dealer_hand(h0, h1, board, used, qual, cnt)
-                ro, _ = _best(river_kind, river_mult, cnt, cat, base, unit, fold_river * 990)
+                ro = river_option(h0, h1, board, qual, river_kind, river_mult, base, unit, fold_river, used, cnt)
                 if river_kind[ro] == FOLD:
                     ev[r, 0] = fold_index[2]
                     folded = True

@@ -1,16 +1,23 @@
-"""The round engine of rules-model games (the one-decision shape), on ``certify.games.base.Round``.
+"""The round engine of rules-model games, on ``certify.games.base.Round``.
 
-Round flow: ``place_wager(seat=, wager=, amount=)`` for the unit wager (the Ante) and side wagers
--> ``lock_out()`` (when a progressive locks coin-in) -> ``deal(hands=, dealer=)`` (the cards as
-dealt: a seat with a wrong count is a dead hand, a dealer with a wrong count a misdeal, as the
-spec's ``misdeal`` says) -> ``act(seat=, action=OPTION)`` for each live seat, in seat order ->
-settled. ``settle(spec, player, dealer, option, amounts)`` is the pure settlement of one seat, the
-reference the bulk kernel is tested against; every pay is read through ``certify.rules.analysis``'s
-``settle_unit`` (one place for what a wager pays).
+``RulesRound`` plays every spec whose steps are a first deal then decisions and board deals
+(``round_plan``): the one-decision shape (Three Card Poker), decisions between board deals with
+pull-backs (Let It Ride) or raises of several sizes and ``skipped_when_made`` (Ultimate Texas
+Hold'em). Round flow: ``place_wager(seat=, wager=, amount=)`` for the unit wager (the Ante; the
+``with_unit`` wagers are placed with it) and side wagers -> ``lock_out()`` (when a progressive
+locks coin-in) -> ``deal(hands=, dealer=)`` (the cards as dealt: a seat with a wrong count is a
+dead hand, a dealer with a wrong count a misdeal, as the spec's ``misdeal`` says) -> ``act(seat=,
+action=OPTION)`` for each seat that decides, in seat order, and ``deal_board(cards=)`` per board
+step, as the spec orders them -> the showdown, settled. ``settle(spec, player, dealer, option,
+amounts)`` is the pure settlement of one seat of the one-decision shape, the reference the bulk
+kernel is tested against; every pay is read through ``certify.rules.analysis``'s ``settle_unit``
+(one place for what a wager pays). ``DerivedStrategy`` plays the analysis' derived strategy from
+the bulk kernel's tables, ``play_deck`` a round from a shuffled deck.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Iterable, Sequence
 
@@ -18,8 +25,8 @@ import numpy as np
 
 from certify.games.base import ZERO, IllegalAction, Round, cents_down, make_event, money, replay
 from certify.hands import eval3_nb, rank_hand
-from certify.rules.analysis import LOSS, NQ, TIE, WIN, _line_pays, one_decision, settle_unit
-from certify.rules.model import RulesSpec, ranking_categories
+from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _line_pays, one_decision, settle_unit
+from certify.rules.model import RANKINGS, DealStep, DecideStep, RulesSpec, ranking_categories
 
 
 def hand_value(spec: RulesSpec, cards: Sequence[int]) -> int:
@@ -112,12 +119,89 @@ def card_line(lines, cards: Sequence[int], dealer_cards: Sequence[int] = ()) -> 
     return None
 
 
+@dataclass(frozen=True)
+class RoundPlan:
+    """The round as the engine plays it: ``player`` / ``dealer`` cards at the deal, then the
+    ``stages`` in order, each ("decide", DecideStep) or ("board", cards); the showdown follows."""
+
+    player: int
+    dealer: int
+    stages: tuple
+
+    @property
+    def decisions(self) -> list[DecideStep]:
+        return [step for kind, step in self.stages if kind == "decide"]
+
+
+def round_plan(spec: RulesSpec) -> RoundPlan:
+    """The spec's steps as the round engine plays them (``ShapeError`` names what it does not)."""
+    why, steps = [], list(spec.steps)
+    player = dealer = 0
+    while steps and isinstance(steps[0], DealStep) and steps[0].deal != "board":
+        step = steps.pop(0)
+        player, dealer = player + step.cards * (step.deal == "player"), dealer + step.cards * (step.deal == "dealer")
+    if not player:
+        why.append("a first deal to the player")
+    stages: list = []
+    for step in steps:
+        if isinstance(step, DecideStep):
+            if any(o.replace for o in step.options):
+                why.append(f"options that fold, check, add or pull back wagers ({step.decide} replaces the hand)")
+            stages.append(("decide", step))
+        elif isinstance(step, DealStep) and step.deal == "board":
+            if stages and stages[-1][0] == "board":
+                stages[-1] = ("board", stages[-1][1] + step.cards)
+            else:
+                stages.append(("board", step.cards))
+        else:
+            why.append("after the first deal only decisions and board cards (no later cards to a seat or the "
+                       "dealer, no dealer redraw)")
+    for name, w in spec.wagers.items():
+        settle = w.settle
+        if settle.kind == "card_lines":
+            why.append(f"no card_lines wager ({name})")
+        table = settle.pay_table or settle.progressive
+        if table is not None and table.hand != "player":
+            why.append(f"pay tables on the player's own hand ({name}: {table.hand})")
+    if why:
+        raise ShapeError(f"{spec.name}: the round engine plays games with " + "; ".join(dict.fromkeys(why)))
+    return RoundPlan(player, dealer, tuple(stages))
+
+
+def main_net(spec: RulesSpec, w, amount: Decimal, value: int, dealer_value: int | None) -> Decimal:
+    """Net of one standing main wager of a seat that did not fold: against the dealer (a dealer
+    who does not qualify settles it by ``dealer_not_qualifying``; ``action``: the hands are
+    compared), or by a pay table on the player's hand (a hand under its ``at_least`` line loses)."""
+    settle, category = w.settle, value >> 20
+    if dealer_value is None:
+        cell = WIN  # no dealer hand: only pay tables paid always (the model's validation)
+    else:
+        cell = WIN if value > dealer_value else TIE if value == dealer_value else LOSS
+        qualifies = spec.dealer.qualifies is None or dealer_value >= spec.threshold_value(spec.dealer.qualifies)
+        action = settle.versus_dealer is not None and settle.versus_dealer.dealer_not_qualifying == "action"
+        if not qualifies and not action:
+            cell = NQ
+    p = settle.pay_table
+    if p is not None and p.at_least is not None and value < spec.threshold_value(p.at_least, p.ranking):
+        return -amount
+    return amount * _decimal(settle_unit(spec, settle, cell, category))
+
+
 class RulesRound(Round):
+    """The round of any rules-model spec whose steps are a first deal (cards to each seat and to
+    the dealer), then decisions and board deals in the spec's order (``round_plan``).
+
+    Inputs: ``place_wager`` (the unit wager, which places the ``with_unit`` wagers with it, and side
+    wagers) -> ``lock_out`` (a progressive's) -> ``deal(hands=, dealer=)`` -> per decision, ``act``
+    for each seat that decides (live, not skipped by ``skipped_when_made``), in seat order -> per
+    board step, ``deal_board(cards=)`` -> ... -> the showdown: the dealer's hand revealed, every
+    seat settled. ``next_step()`` names what the round waits for."""
+
     family = "rules"
-    input_kinds = ("place_wager", "lock_out", "deal", "act", "void_seat")
+    input_kinds = ("place_wager", "lock_out", "deal", "act", "deal_board", "void_seat")
 
     def __init__(self, spec: RulesSpec, balances=None, seats: int | None = None, meter=None):
-        self.rules = one_decision(spec)  # the shape this engine plays (ShapeError otherwise)
+        self.plan = round_plan(spec)  # the shape this engine plays (ShapeError otherwise)
         super().__init__(spec, balances, seats)
         self.progressive = next((n for n, w in spec.wagers.items() if w.settle.progressive is not None), None)
         if self.progressive is not None and meter is None:
@@ -126,6 +210,11 @@ class RulesRound(Round):
         self._events[0] = make_event("open", **self._events[0].args(),
                                      meter=None if self.meter is None else str(self.meter))
         self.dealer: tuple[int, ...] = ()
+        self.board: tuple[int, ...] = ()
+        self.stage = -1  # index into plan.stages once dealt
+        self._acted: set[int] = set()  # seats that decided at the current decision
+        self._pulled: dict[int, list[str]] = {}  # wagers returned by a pull-back, per seat
+        self._unit: dict[int, Decimal] = {}  # the unit wager placed, per seat (it may be pulled back)
 
     @classmethod
     def from_open(cls, spec, event):
@@ -137,17 +226,34 @@ class RulesRound(Round):
         return self.progressive is not None and self.spec.wagers[self.progressive].settle.progressive.coin_in_lockout
 
     # ---------------------------------------------------------- wagers
-    def _largest_add(self, unit_amount: Decimal) -> Decimal:
-        adds = [sum(o.add.values(), ZERO) for o in self.rules.options]
-        return unit_amount * max(adds, default=ZERO)
+    def _with_unit(self) -> dict[str, Decimal]:
+        """The wagers placed with the unit wager: name -> multiple of it."""
+        return {n: w.multiple_of_unit for n, w in self.spec.wagers.items() if w.made == "with_unit"}
+
+    def _most_added(self) -> Decimal:
+        """The most the decisions can add in a hand, in unit wagers (a fold ends the hand; a
+        decision is skipped once a wager in its ``skipped_when_made`` is made)."""
+        decisions = self.plan.decisions
+
+        def most(d: int, made: frozenset) -> Decimal:
+            if d == len(decisions):
+                return ZERO
+            if made & set(decisions[d].skipped_when_made):
+                return most(d + 1, made)
+            return max(ZERO if o.fold else sum(o.add.values(), ZERO) + most(d + 1, made | set(o.add))
+                       for o in decisions[d].options)
+        return most(0, frozenset())
 
     def place_wager(self, seat: int, wager: str, amount) -> None:
         amount = money(amount)
         args = dict(seat=seat, wager=wager, amount=amount)
         s = self._seat("place_wager", **args)
         self._expect_phase(("betting", "locked"), "place_wager", **args)
-        unit = self.spec.unit
+        unit, with_unit = self.spec.unit, self._with_unit()
         placeable = [n for n, w in self.spec.wagers.items() if w.made in ("unit", "side")]
+        if wager in with_unit:
+            self._reject("place_wager", f"{wager!r} is placed with the {unit} ({with_unit[wager]} x it), "
+                                        f"not on its own (expected {' or '.join(placeable)})", **args)
         if wager not in placeable:
             self._reject("place_wager", f"{wager!r} is not a wager placed before the deal "
                                         f"(expected {' or '.join(placeable)}; the others are made by a decision)", **args)
@@ -160,15 +266,22 @@ class RulesRound(Round):
         if self.phase == "locked" and wager == unit:
             self._reject("place_wager", "wagers are closed: coin-in is locked out", **args)
         self._check_amount(wager, "place_wager", **args)
+        placed = {wager: amount}
+        if wager == unit:
+            placed.update({n: amount * m for n, m in with_unit.items()})
         extra = ZERO
         if self.spec.balance_covers_raise_at_deal:
-            extra = self._largest_add(amount if wager == unit else s.wagers[unit])
-        if not s.can_cover(amount + extra):
-            self._reject("place_wager", f"seat {seat} balance {s.balance} cannot cover the {wager} {amount}"
+            extra = (amount if wager == unit else s.wagers[unit]) * self._most_added()
+        total = sum(placed.values(), ZERO)
+        if not s.can_cover(total + extra):
+            what = " and ".join(f"{n} {a}" for n, a in placed.items())
+            self._reject("place_wager", f"seat {seat} balance {s.balance} cannot cover the {what}"
                                         + (f" and the {extra} a decision may add" if extra else "")
                                         + (f" on top of {s.committed()}" if s.committed() else ""), **args)
         self._record("place_wager", **args)
-        s.wagers[wager] = amount
+        s.wagers.update(placed)
+        if wager == unit:
+            self._unit[seat] = amount
 
     def lock_out(self) -> None:
         self._expect_phase(("betting",), "lock_out")
@@ -187,7 +300,7 @@ class RulesRound(Round):
         if len(set(everything)) != len(everything) or any(not 0 <= c < 52 for c in everything):
             self._reject("deal", "the cards dealt must be distinct cards of one deck", **args)
         self._record("deal", **args)
-        k, rule = self.rules.k, self.spec.misdeal
+        k, rule = self.plan.player, self.spec.misdeal
         self.dealer = dealer
         for s, cards in zip(self.seats, hands):
             s.cards = cards
@@ -200,25 +313,44 @@ class RulesRound(Round):
             else:
                 s.status = "live"
         wrong_seat = any(s.status == "dead" for s in self.seats)
-        if len(dealer) != k or (wrong_seat and rule.player_wrong_count == "void_round"):
-            self._misdeal(f"misdeal: {len(dealer)} cards to the dealer, expected {k}" if len(dealer) != k
-                          else "void round: a wrong number of cards to a seat")
+        if len(dealer) != self.plan.dealer:
+            self._misdeal(f"misdeal: {len(dealer)} cards to the dealer, expected {self.plan.dealer}",
+                          progressive_only=rule.dealer_wrong_count == "progressive_only")
+        elif wrong_seat and rule.player_wrong_count == "void_round":
+            self._misdeal("void round: a wrong number of cards to a seat")
         else:
-            self.phase = "decisions"
+            self.phase, self.stage = "decisions", 0
             self._advance()
+
+    def deal_board(self, cards: Sequence[int]) -> None:
+        """The board cards of the current board step (shared by every hand)."""
+        cards = tuple(int(c) for c in cards)
+        args = dict(cards=cards)
+        self._expect_phase(("board",), "deal_board", **args)
+        seen = set(self.dealer) | set(self.board) | {c for s in self.seats for c in s.cards}
+        if len(set(cards)) != len(cards) or any(not 0 <= c < 52 or c in seen for c in cards):
+            self._reject("deal_board", "board cards must be distinct cards of the rest of the deck (not dealt yet)", **args)
+        self._record("deal_board", **args)
+        expected = self.plan.stages[self.stage][1]
+        if len(cards) != expected:
+            self._misdeal(f"misdeal: {len(cards)} board cards, expected {expected}")
+            return
+        self.board += cards
+        self.phase, self.stage = "decisions", self.stage + 1
+        self._advance()
 
     def _dead(self, s, reason: str) -> None:
         s.status, s.error = "dead", reason
-        s.net = {name: ZERO for name in s.wagers}
+        s.net = {name: ZERO for name in list(s.wagers) + self._pulled.get(s.index, [])}
         self._record("dead_hand", seat=s.index, reason=reason)
 
-    def _misdeal(self, reason: str) -> None:
-        """A wrong count to the dealer: every hand dead, wagers returned; ``progressive_only``: the
-        hands that made the progressive wager play for it alone."""
+    def _misdeal(self, reason: str, progressive_only: bool = False) -> None:
+        """A wrong count to the dealer or the board: every hand dead, wagers returned;
+        ``progressive_only`` (a wrong count to the dealer): the hands that made the progressive
+        wager play for it alone."""
         self._record("misdeal", reason=reason)
-        live = [s for s in self.seats if s.status == "live"]
-        keep = [s for s in live if self.progressive in s.wagers
-                and self.spec.misdeal.dealer_wrong_count == "progressive_only" and len(self.dealer) != self.rules.k]
+        live = [s for s in self.seats if s.status in ("live", "folded")]
+        keep = [s for s in live if progressive_only and self.progressive in s.wagers]
         for s in live:
             if s not in keep:
                 self._dead(s, f"dead: {reason}")
@@ -228,40 +360,75 @@ class RulesRound(Round):
             self._finish("misdeal", self.meter, self.meter)
 
     # ---------------------------------------------------------- decisions
+    def _decision(self) -> DecideStep | None:
+        if self.phase != "decisions" or not 0 <= self.stage < len(self.plan.stages):
+            return None
+        kind, step = self.plan.stages[self.stage]
+        return step if kind == "decide" else None
+
+    def _decides(self, s) -> bool:
+        """Whether seat ``s`` has the current decision still to make."""
+        step = self._decision()
+        return (step is not None and s.status == "live" and s.index not in self._acted
+                and not set(step.skipped_when_made) & set(s.wagers))
+
     def legal_actions(self, seat: int) -> tuple[str, ...]:
-        if self.phase != "decisions" or not 0 <= seat < len(self.seats):
+        if not 0 <= seat < len(self.seats) or not self._decides(self.seats[seat]):
             return ()
         s = self.seats[seat]
-        if s.status != "live" or s.decisions:
-            return ()
-        unit = s.wagers[self.spec.unit]
-        return tuple(o.name for o in self.rules.options if s.can_cover(unit * sum(o.add.values(), ZERO)))
+        unit = self._unit[seat]
+        return tuple(o.name for o in self._decision().options
+                     if s.can_cover(unit * sum(o.add.values(), ZERO)) and all(w in s.wagers for w in o.pull_back))
+
+    def next_step(self) -> tuple[str, int | None] | None:
+        """What the round waits for: ("act", seat), ("deal_board", None) or None."""
+        if self.phase == "board":
+            return ("deal_board", None)
+        for s in self.seats:
+            if self.legal_actions(s.index):
+                return ("act", s.index)
+        return None
+
+    @property
+    def cards_awaited(self) -> int:
+        """The board cards the round waits for (0 when it waits for none)."""
+        return self.plan.stages[self.stage][1] if self.phase == "board" else 0
 
     def view(self, seat: int) -> "RulesView":
-        """What a player sees at the decision (the audit asks the spec strategy with it)."""
+        """What a player sees at the decision (a strategy decides with it)."""
         s = self.seats[seat]
-        return RulesView(seat, s.cards, s.wagers.get(self.spec.unit), self.legal_actions(seat))
+        step = self._decision()
+        return RulesView(seat, s.cards, self._unit.get(seat), self.legal_actions(seat),
+                         decision=step.decide if step is not None else None, board=self.board,
+                         taken=tuple(s.decisions))
 
     def act(self, seat: int, action: str) -> None:
         args = dict(seat=seat, action=action)
         s = self._seat("act", **args)
         legal = self.legal_actions(seat)
         if action not in legal:
-            names = [o.name for o in self.rules.options]
+            step = self._decision()
+            names = [o.name for o in step.options] if step is not None else []
             if not legal:
                 reason = f"seat {seat} has no decision to make now (status {s.status}, phase {self.phase})"
-            elif action in names:
+            elif action in names and self.spec.option(action).add:
                 added = self.spec.option(action).add
-                amount = s.wagers[self.spec.unit] * sum(added.values(), ZERO)
+                amount = self._unit[seat] * sum(added.values(), ZERO)
                 reason = (f"seat {seat} balance {s.balance} cannot cover the {' and '.join(added)} {amount} "
                           f"on top of {s.committed()}")
+            elif action in names:
+                reason = f"seat {seat} has no {' or '.join(self.spec.option(action).pull_back)} to pull back"
             else:
                 reason = f"{action!r} is not an option here (expected {' or '.join(legal)})"
             self._reject("act", reason, **args)
         self._record("act", **args)
         s.decisions.append(action)
+        self._acted.add(seat)
         option = self.spec.option(action)
-        unit = s.wagers[self.spec.unit]
+        unit = self._unit[seat]
+        for name in option.pull_back:
+            del s.wagers[name]
+            self._pulled.setdefault(seat, []).append(name)
         for name, multiple in option.add.items():
             s.wagers[name] = s.wagers.get(name, ZERO) + unit * multiple
         if option.fold:
@@ -269,27 +436,63 @@ class RulesRound(Round):
         self._advance()
 
     def _advance(self) -> None:
-        if any(s.status == "live" and not s.decisions for s in self.seats):
-            return
-        self._settle([s for s in self.seats if s.status in ("live", "folded")], table="played", showdown=True)
+        """Past every decision nobody has left to make, to the next board step or the showdown."""
+        while self.phase == "decisions" and self.stage < len(self.plan.stages):
+            kind, _ = self.plan.stages[self.stage]
+            if kind == "decide":
+                if any(self._decides(s) for s in self.seats):
+                    return
+                self.stage += 1
+                self._acted = set()
+            elif self._anything_to_deal_for():
+                self.phase = "board"
+                return
+            else:
+                break  # nobody to deal for: settle now
+        if self.phase == "decisions":
+            self._settle([s for s in self.seats if s.status in ("live", "folded")], table="played", showdown=True)
+
+    def _anything_to_deal_for(self) -> bool:
+        """More board cards matter while a seat is live or a folded seat's side wager is paid on
+        the final hand (``paid_on_fold``)."""
+        for s in self.seats:
+            if s.status == "live":
+                return True
+            if s.status == "folded" and any(self._paid_on_fold(n) for n in s.wagers):
+                return True
+        return False
+
+    def _paid_on_fold(self, name: str) -> bool:
+        w = self.spec.wagers[name]
+        table = w.settle.pay_table or w.settle.progressive
+        return w.made == "side" and table is not None and table.paid_on_fold
 
     # ---------------------------------------------------------- settlement
+    def _value(self, cards: Sequence[int]) -> int | None:
+        """The hand's value with the board, None while it has fewer cards than the ranking values."""
+        hand = tuple(cards) + self.board
+        low, high = RANKINGS[self.spec.ranking][1]
+        return hand_value(self.spec, hand) if low <= len(hand) <= high else None
+
     def _settle(self, seats, table: str, showdown: bool) -> None:
         spec = self.spec
-        if showdown:
-            dv = hand_value(spec, self.dealer)
+        dv = None
+        if showdown and self.plan.dealer and self._value(self.dealer) is not None:
+            dv = self._value(self.dealer)
             qualifies = spec.dealer.qualifies is None or dv >= spec.threshold_value(spec.dealer.qualifies)
             self._record("reveal", dealer=self.dealer, qualifies=qualifies)
-        values = {s.index: hand_value(spec, s.cards) for s in seats}
+        values = {s.index: self._value(s.cards) for s in seats}
         categories = ranking_categories(spec.ranking)
         prog = self.progressive
-        royals = sum(1 for s in seats if prog in s.wagers and categories[values[s.index] >> 20] == "royal_flush"
+        royals = sum(1 for s in seats if prog in s.wagers and values[s.index] is not None
+                     and categories[values[s.index] >> 20] == "royal_flush"
                      and (s.status != "folded" or spec.wagers[prog].settle.progressive.paid_on_fold))
         paid_from_meter, hands = ZERO, {}
         for s in seats:
-            folded = s.status == "folded"
-            hands[s.index] = categories[values[s.index] >> 20].replace("_", " ")
-            option = s.decisions[0] if s.decisions else None
+            folded, value = s.status == "folded", values[s.index]
+            if value is not None:
+                hands[s.index] = categories[value >> 20].replace("_", " ")
+            option = s.decisions[-1] if s.decisions else None
             s.net = {}
             for name, amount in s.wagers.items():
                 w = spec.wagers[name]
@@ -297,9 +500,12 @@ class RulesRound(Round):
                     if not showdown and name != prog:
                         s.net[name] = ZERO
                         continue
-                    s.net[name] = _side_net(spec, w, amount, values[s.index], folded, self.meter, royals)
+                    if value is None:  # folded before the hand was complete
+                        s.net[name] = -amount
+                        continue
+                    s.net[name] = _side_net(spec, w, amount, value, folded, self.meter, royals)
                     if name == prog and s.net[name] > -amount:
-                        entry = getattr(w.settle.progressive.pays, categories[values[s.index] >> 20])
+                        entry = getattr(w.settle.progressive.pays, categories[value >> 20])
                         if entry.meter_percent is not None:
                             paid_from_meter += s.net[name] + amount
                 elif not showdown:
@@ -307,11 +513,14 @@ class RulesRound(Round):
                 elif folded:
                     s.net[name] = -amount
                 else:
-                    cell = dealer_cell(spec, values[s.index], dv)
-                    s.net[name] = amount * _decimal(settle_unit(spec, w.settle, cell, values[s.index] >> 20))
+                    s.net[name] = main_net(spec, w, amount, value, dv)
+            if self._pulled.get(s.index):  # returned to the player: net 0, in the spec's order
+                s.net = {name: s.net.get(name, ZERO) for name in spec.wagers
+                         if name in s.net or name in self._pulled[s.index]}
             s.status = "folded" if folded else "played"
-            self._record("settle", seat=s.index, hand=hands[s.index], option=option,
-                         net=tuple((k, str(v)) for k, v in s.net.items()))
+            more = {"decisions": tuple(s.decisions)} if len(self.plan.decisions) > 1 else {}
+            self._record("settle", seat=s.index, hand=hands.get(s.index, "folded"), option=option,
+                         net=tuple((k, str(v)) for k, v in s.net.items()), **more)
         meter_after = self.meter
         if self.meter is not None:
             meter_after = self.meter - paid_from_meter
@@ -363,10 +572,13 @@ def strategy_option(spec: RulesSpec, decision: str, value: int) -> str:
 
 
 class RulesView:
-    """What a player sees when deciding: own cards, the unit wager, the legal options."""
+    """What a player sees when deciding: own cards, the unit wager, the legal options; the
+    decision's name, the board so far and the options the seat took before."""
 
-    def __init__(self, seat: int, cards: tuple[int, ...], unit: Decimal | None, legal: tuple[str, ...]):
+    def __init__(self, seat: int, cards: tuple[int, ...], unit: Decimal | None, legal: tuple[str, ...],
+                 decision: str | None = None, board: tuple[int, ...] = (), taken: tuple[str, ...] = ()):
         self.seat, self.cards, self.unit, self.legal = seat, cards, unit, legal
+        self.decision, self.board, self.taken = decision, board, taken
 
 
 class SpecStrategy:
@@ -387,3 +599,93 @@ class SpecStrategy:
 
 def strategy_from_spec(spec: RulesSpec) -> SpecStrategy:
     return SpecStrategy(spec)
+
+
+class DerivedStrategy:
+    """The optimal strategy the exact analysis derives, read from the tables the bulk kernel plays
+    (``certify.rules.kernel.rules_kernel``) through the kernel's own decision functions, so the
+    round engine and the simulation decide alike: Let It Ride's shape (``induction_first`` /
+    ``induction_second``), the board shape (the preflop class table, ``flop_option``,
+    ``river_option``). ``kernel``: one already built (a test's smaller game)."""
+
+    def __init__(self, spec: RulesSpec, kernel=None):
+        from certify.games.kernels import KernelError, kernel_for
+
+        self.spec = spec
+        self.kernel = kernel if kernel is not None else kernel_for(spec)
+        self.params = p = self.kernel.params
+        self.decisions = [d.decide for d in spec.decisions]
+        if p.get("board"):
+            from certify.rules.board import board_shape
+
+            self.stages = board_shape(spec).stages  # options by stake: the kernel's option indices
+        elif not p.get("induction"):
+            raise KernelError(f"{spec.name}: the derived strategy is played for games with decisions between "
+                              "deals; this one's bulk kernel plays the spec strategy")
+        self._used = np.zeros(52, np.bool_)
+        self._cnt = np.zeros(6, np.int64)
+
+    def option(self, decision: str, cards: Sequence[int], board: Sequence[int], taken: Sequence[str]) -> str:
+        """The option at ``decision`` for a seat holding ``cards`` with ``board`` out, having taken
+        ``taken`` before."""
+        d, p = self.decisions.index(decision), self.params
+        seen = np.array(list(cards) + list(board), np.int64)
+        if p.get("induction"):
+            from certify.rules.kernel import induction_first, induction_second
+
+            options = self.spec.decisions[d].options
+            if d == 0:
+                return options[int(induction_first(seen, p["first"], p["first_table"]))].name
+            o1 = [o.name for o in self.spec.decisions[0].options].index(taken[0])
+            return options[int(induction_second(seen, o1, p["stake"], p["pay"], p["lines"], p["path_of"],
+                                                p["tie_order"], p["den"]))].name
+        from certify.rules import board_kernel as bk
+
+        h0, h1 = int(cards[0]), int(cards[1])
+        if d == 0:
+            o = int(p["class_option"][p["hole_class"][h0, h1]])
+        elif d == 1:
+            o = int(bk.flop_option(h0, h1, seen[2:], p["flop_lookup"], p["flop_perm"], p["perms"], p["flop_choice"]))
+        else:
+            o = int(bk.river_option(h0, h1, seen[2:], p["qual"], p["river_kind"], p["river_mult"], p["base"],
+                                    p["unit"], p["fold_river"], self._used, self._cnt))
+        return self.stages[d].names[o]
+
+    def decide(self, view: RulesView) -> str:
+        """The strategy's option; one the balance cannot cover gives way to folding (or the first
+        legal option)."""
+        want = self.option(view.decision, view.cards, view.board, view.taken)
+        if want in view.legal:
+            return want
+        return next((o for o in view.legal if self.spec.option(o).fold), view.legal[0])
+
+
+def play_deck(spec: RulesSpec, deck: Sequence[int], antes: Sequence, strategy, sides: dict | None = None,
+              balances=None) -> RulesRound:
+    """One round of any shape the engine plays, from a shuffled deck, every seat deciding by
+    ``strategy.decide(view)``: the first deal's cards to each seat in turn, then the dealer's,
+    then each board step's in order (one seat: the bulk kernels' deck positions). ``sides``:
+    side wager name -> amount, placed by every seat."""
+    n = len(antes)
+    rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n)
+    for i, ante in enumerate(antes):
+        try:
+            rnd.place_wager(seat=i, wager=spec.unit, amount=money(ante))
+            for name, amount in (sides or {}).items():
+                rnd.place_wager(seat=i, wager=name, amount=money(amount))
+        except IllegalAction as exc:
+            rnd.void_seat(seat=i, reason=exc.reason)
+    if rnd.locks_out:
+        rnd.lock_out()
+    k, m = rnd.plan.player, rnd.plan.dealer
+    rnd.deal(hands=[tuple(deck[i * k:(i + 1) * k]) for i in range(n)], dealer=tuple(deck[n * k:n * k + m]))
+    position = n * k + m
+    while (step := rnd.next_step()) is not None:
+        kind, seat = step
+        if kind == "act":
+            rnd.act(seat=seat, action=strategy.decide(rnd.view(seat)))
+        else:
+            n_cards = rnd.cards_awaited
+            rnd.deal_board(cards=tuple(deck[position:position + n_cards]))
+            position += n_cards
+    return rnd

@@ -188,8 +188,8 @@ def play_rounds(decks, p, ev, dealt) -> None:
         play_board(decks, p, ev, dealt)
         return
     if p.get("induction"):
-        _play_induction(decks, p["first"], p["first_table"], p["second"], p["stake"], p["pay"], p["lines"],
-                        p["path_of"], p["tie_order"], p["index"], p["den"], ev, dealt)
+        _play_induction(decks, p["first"], p["first_table"], p["second"], p["second_table"], p["path_of"], p["lines"],
+                        p["index"], ev, dealt)
         return
     _play(decks, p["k"], p["three_card"], p["qualify"], p["rule_value"], p["rule_option"], p["index"],
           p["fold"], p["side_index"], p["side_fold"], p["side_paid_on_fold"], ev, dealt)
@@ -199,7 +199,8 @@ def play_rounds(decks, p, ev, dealt) -> None:
 def induction_kernel(spec: RulesSpec) -> Kernel:
     """Games the backward induction counts (``certify.rules.induction``), played with the derived
     strategy: the first decision from a table over every first hand (the analysis' choice, by suit
-    class), a second decision before the last card by its exact expectation over the cards left.
+    class), a second decision before the last card by its exact expectation over the cards left
+    (``induction_second``, tabled once for every four cards: ``induction_second_table``).
     Deck positions: the first hand, then each later deal in the order the analysis deals them."""
     from certify.rules import induction
     from certify.rules.analysis import _all_hands
@@ -250,44 +251,111 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
     events, index = induction.outcome_events(spec, decisions)
     nets = [net for _, net, _ in events]
     main = WagerEvents("main", [e for e, _, _ in events], nets, _scale(nets))
+    second_table = (induction_second_table(len(decisions[0].options), stake, pay, lines, path_of, tie_order, den)
+                    if len(decisions) == 2 else np.zeros((1, 1), np.int8))
     params = {"first": first, "first_table": first_table, "second": len(decisions) == 2, "stake": stake, "den": den,
-              "pay": pay, "lines": lines, "path_of": path_of, "tie_order": tie_order, "index": index}
+              "pay": pay, "lines": lines, "path_of": path_of, "tie_order": tie_order, "index": index,
+              "second_table": second_table}
     return Kernel("rules", 5, 5, [main], "5", dict(params, induction=True))
 
 
 @njit(cache=True)
-def _play_induction(decks, first, first_table, second, stake, pay, lines, path_of, tie_order, index, den, ev, dealt):
+def _colex(cards, n):
+    """The colex rank of the first ``n`` cards (distinct, any order): the sum of C(c, i + 1) over
+    them, i being how many of them are below c (no sorting, no allocation: it runs every round)."""
+    x = 0
+    for i in range(n):
+        c = cards[i]
+        below = 0
+        for j in range(n):
+            below += cards[j] < c
+        b = 1
+        for j in range(below + 1):  # C(c, below + 1)
+            b = b * (c - j) // (j + 1)
+        x += b
+    return x
+
+
+@njit(cache=True)
+def induction_first(cards, first, first_table):
+    """The first option of the derived strategy: the analysis' table, read at the colex rank of
+    the first hand (``cards[:first]``)."""
+    return first_table[_colex(cards, first)]
+
+
+@njit(cache=True)
+def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
+    """The second option, before the last card: the one of highest exact expectation over the 48
+    cards left beside the four seen (``cards[:4]``), the first in ``tie_order`` on a tie."""
     n_w = stake.shape[1]
+    best = np.int64(0)
+    o2 = 0
+    for t in range(tie_order.shape[1]):
+        o = tie_order[o1, t]
+        row = stake[path_of[o1, o]]
+        evsum = np.int64(0)
+        for c in range(52):
+            if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
+                continue
+            v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
+            for w in range(n_w):
+                if row[w]:
+                    evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
+        if t == 0 or evsum > best:
+            best, o2 = evsum, o
+    return o2
+
+
+@njit(cache=True)
+def induction_second_table(n_first, stake, pay, lines, path_of, tie_order, den):
+    """``induction_second`` of every four cards (by colex rank) after each first option: the
+    simulation reads its second decision here instead of valuing 48 hands a round (the same
+    sums, compared in the same order: the same choice)."""
+    n_w = stake.shape[1]
+    table = np.zeros((270725, n_first), np.int8)
+    cards = np.empty(4, np.int64)
+    values = np.empty(48, np.int64)
+    for a in range(52):
+        for b in range(a + 1, 52):
+            for c in range(b + 1, 52):
+                for d in range(c + 1, 52):
+                    cards[0], cards[1], cards[2], cards[3] = a, b, c, d
+                    k = 0
+                    for x in range(52):
+                        if x != a and x != b and x != c and x != d:
+                            values[k] = eval5_nb(cards[0], cards[1], cards[2], cards[3], np.int64(x))
+                            k += 1
+                    row_at = _colex(cards, 4)
+                    for o1 in range(n_first):
+                        best = np.int64(0)
+                        o2 = 0
+                        for t in range(tie_order.shape[1]):
+                            o = tie_order[o1, t]
+                            row = stake[path_of[o1, o]]
+                            evsum = np.int64(0)
+                            for i in range(48):
+                                v = values[i]
+                                for w in range(n_w):
+                                    if row[w]:
+                                        evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
+                            if t == 0 or evsum > best:
+                                best, o2 = evsum, o
+                        table[row_at, o1] = o2
+    return table
+
+
+@njit(cache=True)
+def _play_induction(decks, first, first_table, second, second_table, path_of, lines, index, ev, dealt):
+    n_w = lines.shape[0]
+    cards = np.empty(5, np.int64)
     for r in range(decks.shape[0]):
         d = decks[r]
-        cards = np.empty(5, np.int64)
         for i in range(5):
             cards[i] = d[i]
-        own = np.sort(cards[:first])
-        x = 0
-        for i in range(first):
-            c = own[i]
-            b = 1
-            for j in range(i + 1):  # C(c, i + 1)
-                b = b * (c - j) // (j + 1)
-            x += b
-        o1 = first_table[x]
+        o1 = induction_first(cards, first, first_table)
         o2 = 0
         if second:
-            best = np.int64(0)
-            for t in range(tie_order.shape[1]):
-                o = tie_order[o1, t]
-                row = stake[path_of[o1, o]]
-                evsum = np.int64(0)
-                for c in range(52):
-                    if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
-                        continue
-                    v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
-                    for w in range(n_w):
-                        if row[w]:
-                            evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
-                if t == 0 or evsum > best:
-                    best, o2 = evsum, o
+            o2 = second_table[_colex(cards, 4), o1]
         value = eval5_nb(cards[0], cards[1], cards[2], cards[3], cards[4])
         dealt[r] = value >> 20
         code = (value >> 20) << n_w
