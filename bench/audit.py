@@ -10,7 +10,7 @@
    is printed too. Issue 12's goal is 10^6 rounds/s; the per-round Python path is far from it (the
    ratio printed says how far).
 3. The columnar path (Parquet, ``certify-round-columns/1``): a fair one-seat Caribbean Stud log of
-   ``--columnar-rounds`` rounds (written at numpy speed by ``certify.audit.sample.write_stud_columns``,
+   ``--columnar-rounds`` rounds (written at numpy speed by ``certify.audit.sample.write_bulk_columns``,
    or ``--columnar-log`` to reuse one), audited end to end (read, validate, re-settle, tally, test)
    through ``certify.audit.audit``: rounds per CPU second and per wall second of the pass, the tests'
    time, against reading the same columns with pyarrow alone. Machine load (``os.getloadavg``)
@@ -32,7 +32,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
-from certify.analysis.cache import read_golden  # noqa: E402
+from certify.analysis.cache import load_or_compute  # noqa: E402
 from certify.audit.audit import Auditor  # noqa: E402
 from certify.audit.drive import drive  # noqa: E402
 from certify.audit.log import LogFile, read_records  # noqa: E402
@@ -45,11 +45,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5000)
     parser.add_argument("--seats", type=int, default=1)
-    parser.add_argument("--columnar-rounds", type=int, default=1_000_000)
-    parser.add_argument("--columnar-log", default=None, help="an existing columnar log to audit (else one is written)")
+    parser.add_argument("--columnar-rounds", type=int, nargs="+", default=[1_000_000],
+                        help="columnar logs of these sizes are written and audited (e.g. 1000000 10000000)")
+    parser.add_argument("--columnar-log", nargs="+", default=None,
+                        help="existing columnar logs to audit (else they are written)")
+    parser.add_argument("--audit-one", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.audit_one:
+        audit_one(args.audit_one)
+        return
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-    spec = load_spec("caribbean_stud")
+    spec = caribbean_stud()
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "drive.jsonl"
         command = " ".join(shlex.quote(a) for a in (sys.executable, str(EXAMPLE), "--seed", "1"))
@@ -62,7 +68,7 @@ def main() -> None:
             count = sum(1 for line in f if json.loads(line))
         baseline = count / (time.process_time() - start)
 
-        auditor = Auditor(spec, read_golden(spec))
+        auditor = Auditor(spec, load_or_compute(spec)[0])
         start, wall = time.process_time(), time.perf_counter()
         for number, record in read_records(log, spec, LogFile(str(log))):
             auditor.round(record, f"{log}:{number}")
@@ -70,10 +76,8 @@ def main() -> None:
         start = time.process_time()
         result = auditor.results([LogFile(str(log), rounds=count)])
         tests = time.process_time() - start
-        from certify.analysis import cache
         from certify.audit.audit import audit
 
-        cache.load_or_compute = lambda spec, use_cache=True, **_: (read_golden(spec), None)
         parallel = audit([log], spec, jobs=2)["timing"]
     rate = count / cpu
     print(f"audit pass (read, schema, re-settle, tally): {rate:,.0f} rounds per CPU second "
@@ -87,39 +91,68 @@ def main() -> None:
     columnar(args, baseline)
 
 
-def columnar(args, json_baseline: float) -> None:
-    import pyarrow.parquet as pq
-
-    from certify.audit.audit import audit
-    from certify.audit.sample import write_stud_columns
-
+def caribbean_stud():
+    """Caribbean Stud in the rules model (specs/ once written in it, else fixtures/rules/): the
+    columnar fast path is the rules model's."""
     spec = load_spec("caribbean_stud")
+    return spec if spec.family == "rules" else load_spec(_HERE.parent / "fixtures" / "rules" / "caribbean_stud.yaml")
+
+
+def columnar(args, json_baseline: float) -> None:
+    """Each columnar log audited end to end in a fresh process (its peak memory is its own)."""
+    import subprocess
+
+    from certify.audit.sample import write_bulk_columns
+
+    spec = caribbean_stud()
     with tempfile.TemporaryDirectory() as folder:
-        path = args.columnar_log or str(Path(folder) / "bulk.parquet")
-        if args.columnar_log is None:
+        logs = list(args.columnar_log or [])
+        for rounds in ([] if args.columnar_log else args.columnar_rounds):
+            path = str(Path(folder) / f"bulk-{rounds}.parquet")
             start, wall = time.process_time(), time.perf_counter()
-            write_stud_columns(path, spec, args.columnar_rounds, seed=11)
-            print(f"columnar: wrote {args.columnar_rounds:,} rounds in {time.process_time() - start:.1f} s CPU, "
+            write_bulk_columns(path, spec, rounds, seed=11)
+            print(f"columnar: wrote {rounds:,} rounds in {time.process_time() - start:.1f} s CPU, "
                   f"{time.perf_counter() - wall:.1f} s wall ({Path(path).stat().st_size / 2**20:,.0f} MiB)")
-        start = time.process_time()
-        rows = sum(batch.num_rows for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 17))
-        floor = rows / (time.process_time() - start)
-        load = os.getloadavg()[0]
-        start, wall = time.process_time(), time.perf_counter()
-        result = audit([path], spec)
-        cpu, wall = time.process_time() - start, time.perf_counter() - wall
-        timing = result["timing"]
-    pass_cpu = timing["read_and_resettle_cpu_s_main_process"]
-    print(f"columnar audit of {rows:,} rounds (load {load:.2f}): pass (read, validate, re-settle, tally) "
-          f"{pass_cpu:.2f} s CPU, {timing['read_and_resettle_wall_s']:.2f} s wall = {rows / pass_cpu:,.0f} rounds "
-          f"per CPU second, {timing['rounds_per_s_wall']:,.0f} per wall second; tests {timing['tests_wall_s']:.1f} s wall; "
-          f"end to end {cpu:.1f} s CPU, {wall:.1f} s wall = {rows / cpu:,.0f} rounds per CPU second; verdict "
-          f"{result['verdict']}")
-    print(f"columnar floor, pyarrow reading the batches alone: {floor:,.0f} rows per CPU second; the pass is "
-          f"{rows / pass_cpu / json_baseline:,.1f}x the plain json.loads loop; goal 1,000,000 rounds/s: "
-          f"{rows / pass_cpu / 1e6:.2f}x of it per CPU second")
-    print(f"peak memory (maxrss) after the columnar audit: "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+            logs.append(path)
+        print("| rounds | load | pass wall s | pass CPU s | rounds/s wall | rounds/CPU-s | x json.loads | "
+              "end to end wall s | end to end CPU s | tests wall s | peak RSS after pass MiB | peak RSS MiB | verdict |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for path in logs:
+            out = subprocess.run([sys.executable, __file__, "--audit-one", path], capture_output=True, text=True,
+                                 check=True).stdout
+            r = json.loads(out.splitlines()[-1])
+            print(f"| {r['rounds']:,} | {r['load']:.1f} | {r['pass_wall']:.2f} | {r['pass_cpu']:.2f} | "
+                  f"{r['rounds'] / r['pass_wall']:,.0f} | {r['rounds'] / r['pass_cpu']:,.0f} | "
+                  f"{r['rounds'] / r['pass_cpu'] / json_baseline:,.0f} | {r['wall']:.1f} | {r['cpu']:.1f} | "
+                  f"{r['tests_wall']:.1f} | {r['rss_pass']:,.0f} | {r['rss']:,.0f} | {r['verdict']} |")
+    print(f"(CPU s: this process's CPU time, every thread; load: 1-minute load average at the start, "
+          f"{os.cpu_count()} CPUs; x json.loads: rounds per CPU second against the plain json.loads loop's "
+          f"{json_baseline:,.0f} lines per CPU second; goal: 1,000,000 rounds/s)")
+
+
+def audit_one(path: str) -> None:
+    """One columnar log through ``certify.audit.audit.audit`` (the PAR sheet from the analysis
+    cache: computed once); prints the figures as one JSON line."""
+    from certify.audit import audit as audit_module
+
+    spec = caribbean_stud()
+    load = os.getloadavg()[0]
+    passes = {}
+    read_all = audit_module._read_all
+
+    def timed(*a, **k):
+        read_all(*a, **k)
+        passes["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    audit_module._read_all = timed
+    start, wall = time.process_time(), time.perf_counter()
+    result = audit_module.audit([path], spec)
+    cpu, wall = time.process_time() - start, time.perf_counter() - wall
+    t = result["timing"]
+    print(json.dumps({"rounds": result["rounds"], "load": load, "pass_wall": t["read_and_resettle_wall_s"],
+                      "pass_cpu": t["read_and_resettle_cpu_s_main_process"], "wall": wall, "cpu": cpu,
+                      "tests_wall": t["tests_wall_s"], "rss_pass": passes["rss"],
+                      "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "verdict": result["verdict"]}))
 
 
 if __name__ == "__main__":

@@ -2,22 +2,26 @@
 
 JSON Lines stays the interchange format; this is the bulk format for logs of millions of rounds
 (docs/round-log.md, "Columnar logs"). One row is one round of one seat, dealt once, with at most
-one decision: the shape of the stud games. pyarrow reads it (an optional extra: ``pip install
-.[parquet]``); ``certify audit`` tells it from JSON Lines by its magic bytes.
+one decision: the one-decision shape of the rules model (``certify.rules.analysis.one_decision``:
+Caribbean and Casino Stud, Three Card Poker, any game written in that shape). pyarrow reads it
+(an optional extra: ``pip install .[parquet]``); ``certify audit`` tells it from JSON Lines by its
+magic bytes.
 
 The fast path never settles a round itself. A batch of rows is validated column by column (the
-first bad value is ``file:row: column``, exit 2), ranked with the compiled evaluator, and put in
-*settlement classes*: rows with the same decision, the same wagers, the same player category,
-the same dealer qualification and the same order of the two hands settle alike. One row of each
-class is re-settled by the spec's own round class (``certify.audit.rounds``, exactly as a JSON
-line is), and every row of the class must carry that row's settlement. Every row that does not
-(a mis-pay, a wrong outcome), every row of another shape (a dead hand, a misdeal, a card not of
-the deck or twice in the round, a meter award, a decision against the declared strategy) and
-every row of a class whose meter moves is audited on its own through the exact path
-(``Auditor.settle``): the findings are the exact path's, word for word. The classes assume only
-what ``certify.games.stud.settle_values`` and ``progressive_award`` read of the hands (tested:
-tests/test_audit_columns.py compares both paths on fair and faulty rounds). Games of other
-families are read from columns too, every row through the exact path.
+first bad value is ``file:row: column``, exit 2); the bulk kernel's own loop
+(``certify.rules.kernel.one_decision_cells``) gives each row's dealer cell (does not qualify /
+win / tie / lose), the player's category and the spec strategy's option, and the rows are put in
+*settlement classes*: the same logged option, cell, category, wagers and strategy declaration
+settle alike, since the model reads nothing else of the hands (``certify.rules.engine``'s
+settlement: every pay by cell and category). One row of each class is re-settled by the spec's
+own round class (``certify.audit.rounds``, exactly as a JSON line is), and every row of the class
+must carry that row's settlement. Every row that does not (a mis-pay, a wrong outcome), every row
+of another shape (a dead hand, a misdeal, a card not of the deck or twice in the round, a
+decision against the declared strategy) and every row whose progressive award is read off the
+meter or moves it is audited on its own through the exact path (``Auditor.settle``): the
+findings are the exact path's, word for word (tested: tests/test_audit_columns.py compares both
+paths on fair and faulty rounds). Games of other shapes are read from columns too, every row
+through the exact path.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from types import SimpleNamespace
 from typing import Any, Iterable
 
 import numpy as np
+from numba import njit
 
 from certify.audit.log import LogError, LogFile
 from certify.cards import card_str
@@ -35,6 +40,7 @@ from certify.cards import card_str
 FORMAT = "certify-round-columns/1"
 MAGIC = b"PAR1"
 BATCH_ROWS = 1 << 17
+AHEAD = 2                  # row groups decoded ahead of the one tallied
 REQUIRED = ("round", "table", "time", "spec_name", "spec_version", "seat", "player_cards", "dealer_cards", "outcome")
 CENTS = Decimal(100)
 
@@ -156,7 +162,7 @@ def _check_schema(schema, path: str) -> None:
 class _Batch:
     """One batch of rows as numpy columns, and each row as a v1 record when needed."""
 
-    def __init__(self, batch, first_row: int, path: str, spec):
+    def __init__(self, batch, first_row: int, path: str, spec, options: tuple[str, ...] = ()):
         pa, _ = _pyarrow()
         import pyarrow.compute as pc
 
@@ -174,61 +180,78 @@ class _Batch:
             bad = np.flatnonzero((values < low) | (values > high))
             if len(bad):
                 _fail(self.where(int(bad[0])), name, f"expected {low}..{high}, got {values[bad[0]]}")
-        tables = batch.column("table").dictionary_encode()
-        self.table_names = tables.dictionary.to_pylist()
-        self.table = tables.indices.to_numpy()
+        words, self.table = self._dictionary("table")
+        used = np.flatnonzero(np.bincount(self.table, minlength=len(words)))
+        self.table_names = [words[i] for i in used]     # in the dictionary's order, the tables of this batch
+        self.table = np.searchsorted(used, self.table)
         for i, name in enumerate(self.table_names):
             if not 1 <= len(name) <= 64:
                 _fail(self.where(int(np.flatnonzero(self.table == i)[0])), "table", f"expected 1 to 64 characters, got {name!r}")
         for column, want, text in (("spec_name", spec.name, "a round of {got!r}, but the audit is of {want!r}"),
                                    ("spec_version", str(spec.version),
                                     f"{spec.name} version {{got!r}}, but the spec given is version {{want}}")):
-            bad = pc.not_equal(batch.column(column), want).to_numpy(zero_copy_only=False)
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                _fail(self.where(row), column.replace("_", "."),
-                      text.format(got=batch.column(column)[row].as_py(), want=want))
+            words, codes = self._dictionary(column)
+            wrong = [i for i, w in enumerate(words) if w != want]
+            if wrong:
+                bad = np.flatnonzero(np.isin(codes, wrong))
+                if len(bad):
+                    _fail(self.where(int(bad[0])), column.replace("_", "."),
+                          text.format(got=words[codes[bad[0]]], want=want))
         self.outcome = self._codes("outcome", ("played", "misdeal"))
         self.strategy = self._codes("strategy", ("spec", "free"))
-        self.decision = self._codes("decision", ("fold", "bet"), strict=False)   # -1: none or another
+        self.decision = self._codes("decision", options, strict=False)   # the option's index; -1: none or another
         self.money = {}
         for name in names:
             if name.startswith(("wager_", "net_")) or name in ("meter_before", "meter_after"):
-                column = batch.column(name)
-                self.money[name] = (self._cents(name, column), column.is_null().to_numpy(zero_copy_only=False))
+                self.money[name] = self._cents(name, batch.column(name))
         self.wagers = [n for n in names if n.startswith("wager_")]
         self.nets = [n for n in names if n.startswith("net_")]
         self.cards = {}
         for name in ("player_cards", "dealer_cards"):
-            column = batch.column(name)
-            lengths = pc.list_value_length(column).to_numpy()
-            flat = pc.list_flatten(column).to_numpy()
-            self.cards[name] = (lengths, flat, np.concatenate([[0], np.cumsum(lengths)]))
+            column = batch.column(name)          # no nulls (checked above): the offsets say every list
+            offsets = column.offsets.to_numpy()
+            flat = column.values.to_numpy()[offsets[0]:offsets[-1]]
+            starts = offsets - offsets[0]
+            self.cards[name] = (np.diff(starts), flat, starts)
 
-    def _cents(self, name: str, column) -> np.ndarray:
-        """A decimal(p, 2) column as int64 cents, read from its buffer: a decimal128 value is the
-        unscaled integer (the cents) in 16 little-endian bytes; one past int64 is refused."""
+    def _cents(self, name: str, column) -> tuple[np.ndarray, np.ndarray]:
+        """A decimal(p, 2) column as (int64 cents, 0 where null; the nulls), read from its buffer:
+        a decimal128 value is the unscaled integer (the cents) in 16 little-endian bytes; one past
+        int64 is refused."""
         words = np.frombuffer(column.buffers()[1], dtype=np.int64)
-        words = words[2 * column.offset: 2 * (column.offset + len(column))]
-        low, high = words[0::2], words[1::2]
-        null = column.is_null().to_numpy(zero_copy_only=False)
-        bad = np.flatnonzero(~null & (high != (low >> 63)))
+        words = words[2 * column.offset: 2 * (column.offset + len(column))].reshape(-1, 2)
+        low, high = words[:, 0], words[:, 1]
+        if column.null_count:
+            null = column.is_null().to_numpy(zero_copy_only=False)
+            low, high = np.where(null, 0, low), np.where(null, 0, high)
+        else:
+            null = np.zeros(len(low), bool)
+        bad = np.flatnonzero(high != (low >> 63))
         if len(bad):
             _fail(self.where(int(bad[0])), name, "expected an amount within 64 bits of cents")
-        return np.where(null, 0, low)
+        return np.ascontiguousarray(low), null
 
     def where(self, row: int) -> str:
         return f"{self.path}:{self.first + row}"
+
+    def _dictionary(self, name: str) -> tuple[list, np.ndarray]:
+        """A string column as (its distinct words, each row's index among them; a null: the index
+        one past the words). The reader hands string columns over dictionary-encoded (cheap)."""
+        column = self.batch.column(name)
+        if not hasattr(column, "dictionary"):
+            column = column.dictionary_encode()
+        words = column.dictionary.to_pylist()
+        indices = column.indices
+        indices = indices.fill_null(len(words)) if indices.null_count else indices
+        return words, indices.to_numpy().astype(np.int64, copy=False)
 
     def _codes(self, name: str, allowed: tuple[str, ...], strict: bool = True) -> np.ndarray:
         """-1 for a null (or, not ``strict``, a value not allowed); the index in ``allowed``; a
         value not allowed is exit 2 when ``strict``, as the schema refuses it."""
         if name not in self.batch.schema.names:
             return np.full(self.n, -1)
-        encoded = self.batch.column(name).dictionary_encode()
-        words = encoded.dictionary.to_pylist()
+        words, indices = self._dictionary(name)
         lookup = np.array([allowed.index(w) if w in allowed else -2 for w in words] + [-1], np.int64)
-        indices = encoded.indices.fill_null(len(words)).to_numpy()
         out = lookup[indices]
         bad = np.flatnonzero(out == -2)
         if strict and len(bad):
@@ -240,8 +263,10 @@ class _Batch:
         """(rows holding exactly k cards, their cards as an (n, k) array)."""
         lengths, flat, starts = self.cards[name]
         ok = lengths == k
+        if ok.all():                          # the usual log: a view, no copy
+            return ok, flat.reshape(self.n, k)
         index = starts[:-1][ok][:, None] + np.arange(k)
-        return ok, flat[index] if len(index) else np.empty((0, k), np.int64)
+        return ok, flat[index] if len(index) else np.empty((0, k), np.uint8)
 
     def time_text(self, row: int) -> str:
         stamp = datetime.fromtimestamp(self.time[row] / 1e6, tz=timezone.utc)
@@ -294,30 +319,65 @@ def _token(code: int) -> str:
 def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROWS) -> None:
     """Audit every row of one columnar log into ``auditor`` (the same tallies and findings as the
     JSON Lines path); ``info`` gets the file's size, SHA-256, rounds, tables and period."""
-    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
 
     _, pq = _pyarrow()
     path = str(path)
-    digest, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            digest.update(block)
-            size += len(block)
     try:
         reader = pq.ParquetFile(path)
     except Exception as exc:            # pyarrow's errors: a damaged or truncated file
         raise LogError(f"{path}: not a readable Parquet log ({exc})") from None
     _check_schema(reader.schema_arrow, path)
-    fast = _Fast(spec, auditor) if spec.family == "stud" else None
-    row = 1
-    try:
-        for batch in reader.iter_batches(batch_size=batch_rows):
-            b = _Batch(batch, row, path, spec)
-            _audit_batch(b, spec, auditor, fast, info)
+    strings = [name for name, kind in zip(reader.schema_arrow.names, reader.schema_arrow.types) if kind == "string"]
+    rules = one_decision_rules(spec)
+    fast = _Fast(spec, auditor, rules) if rules is not None else None
+    options = tuple(o.name for o in rules.options) if rules is not None else ()
+    meta = reader.metadata
+    starts = np.concatenate([[1], 1 + np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])])
+
+    def decode(group: int) -> list[_Batch]:
+        """One row group decoded (strings as dictionaries: each word checked once), validated (the
+        first bad value: exit 2, raised when its turn comes) and prepared for the classes."""
+        table = pq.ParquetFile(path, read_dictionary=strings).read_row_group(group)
+        out, row = [], int(starts[group])
+        for batch in table.to_batches(max_chunksize=batch_rows):
+            b = _Batch(batch, row, path, spec, options)
+            if fast is not None:
+                fast.prepare(b)
+            out.append(b)
             row += b.n
-    except OSError as exc:
-        raise LogError(f"{path}: the Parquet log is damaged or truncated ({exc})") from None
-    info.size, info.sha256 = size, digest.hexdigest()
+        return out
+
+    # two threads decode and prepare the next row groups while this one tallies (pyarrow and numpy
+    # release the interpreter lock: the pass uses both cores), a third hashes the file; at most
+    # AHEAD row groups are in flight, so memory stays flat
+    with ThreadPoolExecutor(3) as threads:
+        digest = threads.submit(_sha256, path)
+        pending = [threads.submit(decode, g) for g in range(min(AHEAD, meta.num_row_groups))]
+        try:
+            for group in range(meta.num_row_groups):
+                batches = pending.pop(0).result()
+                if group + AHEAD < meta.num_row_groups:
+                    pending.append(threads.submit(decode, group + AHEAD))
+                for b in batches:
+                    _audit_batch(b, spec, auditor, fast, info)
+        except OSError as exc:
+            raise LogError(f"{path}: the Parquet log is damaged or truncated ({exc})") from None
+        finally:
+            for future in pending:
+                future.cancel()
+        info.size, info.sha256 = digest.result()
+
+
+def _sha256(path: str) -> tuple[int, str]:
+    import hashlib
+
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()
 
 
 def _audit_batch(b: _Batch, spec, auditor, fast, info: LogFile) -> None:
@@ -380,6 +440,38 @@ def _sequence(b: _Batch, auditor) -> list[tuple[int, Any]]:
     return found
 
 
+@njit(cache=True)
+def _distinct_cards(cards):
+    """Per row: every card a card of the deck (0..51) and no card twice."""
+    out = np.empty(cards.shape[0], np.bool_)
+    for r in range(cards.shape[0]):
+        seen = np.uint64(0)
+        ok = True
+        for j in range(cards.shape[1]):
+            c = cards[r, j]
+            if c > 51 or (seen >> np.uint64(c)) & np.uint64(1):
+                ok = False
+                break
+            seen |= np.uint64(1) << np.uint64(c)
+        out[r] = ok
+    return out
+
+
+def _meter_categories(spec) -> dict[int, str]:
+    """Category index -> the progressive wager that pays it as a share of the meter."""
+    from certify.rules.model import ranking_categories
+
+    out = {}
+    for name, w in spec.wagers.items():
+        prog = w.settle.progressive
+        if prog is not None:
+            for c, key in enumerate(ranking_categories(spec.ranking)):
+                entry = getattr(prog.pays, key)
+                if entry is not None and entry.meter_percent is not None:
+                    out[c] = name
+    return out
+
+
 def _micros(stamp: datetime) -> int:
     delta = stamp - datetime(1970, 1, 1, tzinfo=timezone.utc)
     return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
@@ -391,98 +483,140 @@ def _datetime(micros: int) -> datetime:
     return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=micros)
 
 
+def one_decision_rules(spec):
+    """The spec's rules when it is a rules-model game of the one-decision shape (the columnar fast
+    path's), else None: every row goes through the exact path."""
+    if spec.family != "rules":
+        return None
+    from certify.rules.analysis import ShapeError, one_decision
+
+    try:
+        return one_decision(spec)
+    except ShapeError:
+        return None
+
+
 class _Fast:
-    """The settlement classes of the stud games (see the module docstring)."""
+    """The settlement classes of a rules-model game of the one-decision shape (see the module
+    docstring): the strategy's option, the dealer cell and the player's category of every row
+    from the bulk kernel's loop (``certify.rules.kernel.one_decision_cells``)."""
 
-    def __init__(self, spec, auditor):
-        from certify.games import stud
-
-        self.spec, self.auditor, self.stud = spec, auditor, stud
-        self.qualifies: dict[int, bool] = {}
-        self.want: dict[int, str] = {}
+    def __init__(self, spec, auditor, rules):
+        self.spec, self.auditor, self.rules = spec, auditor, rules
         self.classes: dict[tuple, dict | None] = {}
+        self.meter_categories = _meter_categories(spec)
 
-    def _qualifies(self, value: int) -> bool:
-        if value not in self.qualifies:
-            self.qualifies[value] = self.stud.dealer_qualifies(self.spec, value)
-        return self.qualifies[value]
+    def prepare(self, b: _Batch) -> None:
+        """What the classes need of a batch that depends on the batch alone (a thread computes it
+        for the next batch while this one is tallied): the rows of the one-decision shape with
+        2k distinct cards of the deck, each row's class and the first row of each class."""
+        from certify.rules.kernel import one_decision_cells
 
-    def _want(self, value: int, cards: np.ndarray) -> bool:
-        """Whether the spec strategy bets this hand value (it reads the player's hand only)."""
-        if value not in self.want:
-            view = SimpleNamespace(seat=0, cards=tuple(int(c) for c in cards[:5]), legal=self.stud.ACTIONS,
-                                   up_card=int(cards[5 + self.spec.dealer.up_card_index]), ante=None)
-            self.want[value] = self.auditor.strategy.decide(view) if self.auditor.strategy is not None else ""
-        return self.want[value] == "bet"
+        k, rules = self.rules.k, self.rules
+        ok_p, player = b.hands("player_cards", k)
+        ok_d, dealer = b.hands("dealer_cards", k)
+        common = ok_p & ok_d & (b.outcome == 0) & (b.decision >= 0)
+        if common.all():
+            cards = np.concatenate([player, dealer], axis=1)
+        else:
+            cards = np.full((b.n, 2 * k), 255, np.uint8)
+            cards[ok_p, :k] = player
+            cards[ok_d, k:] = dealer
+        valid = _distinct_cards(np.ascontiguousarray(cards)) & ok_p & ok_d
+        common &= valid
+        rows = np.flatnonzero(common)
+        b.prepared = prepared = SimpleNamespace(exact=~common, valid=valid, cards=cards, rows=rows)
+        if not len(rows):
+            return
+        want, cell, category = one_decision_cells(self.spec, rules, cards[rows])
+        decision = b.decision[rows]
+        deviates = (want != decision) if self.auditor.strategy is not None else np.zeros(len(rows), bool)
+        lockout = (b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False)[rows]
+                   if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
+        parts = [(decision, len(rules.options)), (cell, 4), (category, len(rules.categories)),
+                 (deviates, 2), (lockout, 2), (b.strategy[rows] + 1, 3)]
+        amounts = []
+        for name in b.wagers:           # a wager's amount and whether it is placed at all
+            cents, null = b.money[name]
+            cents = cents[rows]
+            if cents.min() == cents.max():           # the usual log: one amount (cents are 0 where null)
+                values, codes = cents[:1], np.zeros(len(rows), np.int64)
+            else:
+                values, codes = np.unique(cents, return_inverse=True)
+            parts += [(codes.reshape(-1), len(values)), (null[rows], 2)]
+            amounts.append(values)
+        group, size = np.zeros(len(rows), np.int64), 1
+        for part, n_values in parts:          # one integer per class (a few hundred classes at most)
+            group = group * n_values + part.astype(np.int64)
+            size *= n_values
+        if size <= 1 << 22:                  # classes by counting (no sort): the first row of each, each row's
+            present = np.flatnonzero(np.bincount(group, minlength=size))
+            lookup = np.zeros(size, np.int64)
+            lookup[present] = np.arange(len(present))
+            inverse = lookup[group]
+            first = np.zeros(size, np.int64)
+            first[group[::-1]] = np.arange(len(rows) - 1, -1, -1)     # the last write, the first row, wins
+            first = first[present]
+        else:
+            _, first, inverse = np.unique(group, return_index=True, return_inverse=True)
+        prepared.__dict__.update(parts=parts, amounts=amounts, first=first, inverse=inverse.reshape(-1),
+                                 decision=decision)
 
     def batch(self, b: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Tally every row the classes settle; returns the rows the exact path must take, the rows
-        whose ten cards are ten distinct cards of the deck, and the cards (row order)."""
-        from certify.hands import CATEGORY_SHIFT, rank_batch
-
-        spec, t = self.spec, self.auditor.tally
-        ok_p, player = b.hands("player_cards", 5)
-        ok_d, dealer = b.hands("dealer_cards", 5)
-        common = ok_p & ok_d & (b.outcome == 0) & (b.decision >= 0)
-        cards = np.full((b.n, 10), -1, np.int64)
-        cards[ok_p, :5] = player
-        cards[ok_d, 5:] = dealer
-        ordered = np.sort(cards, axis=1)
-        valid = (cards >= 0).all(axis=1) & (cards < 52).all(axis=1) & (np.diff(ordered, axis=1) != 0).all(axis=1)
-        common &= valid
-        rows = np.flatnonzero(common)
-        exact = ~common
+        whose 2k cards are 2k distinct cards of the deck, and the cards (row order)."""
+        p = getattr(b, "prepared", None)
+        if p is None:
+            self.prepare(b)
+            p = b.prepared
+        exact, valid, cards, rows = p.exact, p.valid, p.cards, p.rows
         if not len(rows):
             return exact, valid, cards
-        pv = rank_batch(cards[rows, :5], parallel=True)
-        dv = rank_batch(cards[rows, 5:], parallel=True)
-        decision = b.decision[rows]                    # 0 fold, 1 bet
-        values, back = np.unique(dv, return_inverse=True)
-        qualifies = np.array([self._qualifies(int(v)) for v in values], np.int64)[back.reshape(-1)]
-        values, first, back = np.unique(pv, return_index=True, return_inverse=True)
-        for v, i in zip(values, first):
-            if int(v) not in self.want:
-                self._want(int(v), cards[rows[i]])
-        want_bet = np.fromiter((self.want[v] == "bet" for v in values.tolist()), np.int64, len(values))
-        deviates = want_bet[back.reshape(-1)] != decision
-        lockout = (b.batch.column("lockout").fill_null(False).to_numpy(zero_copy_only=False)[rows]
-                   if "lockout" in b.batch.schema.names else np.zeros(len(rows), bool))
-        parts = [(decision, 2), (qualifies, 2), (np.sign(pv - dv) + 1, 3), (pv >> CATEGORY_SHIFT, 16),
-                 (deviates, 2), (lockout, 2), (b.strategy[rows] + 1, 3)]
-        for name in b.wagers:
-            cents, null = b.money[name]
-            amounts, codes = np.unique(np.where(null[rows], -1, cents[rows]), return_inverse=True)
-            parts.append((codes.reshape(-1), len(amounts)))
-        group = np.zeros(len(rows), np.int64)
-        for part, size in parts:          # one integer per class (a few hundred classes at most)
-            group = group * size + part.astype(np.int64)
-        order = np.argsort(group, kind="stable")
-        bounds = np.flatnonzero(np.diff(group[order])) + 1
-        settled = np.zeros(len(rows), bool)
-        for members in np.split(order, bounds):
-            rep = int(rows[members[0]])
-            key = (int(decision[members[0]]), int(qualifies[members[0]]), int(np.sign(pv[members[0]] - dv[members[0]])),
-                   int(pv[members[0]] >> CATEGORY_SHIFT), bool(deviates[members[0]]), bool(lockout[members[0]]),
-                   int(b.strategy[rep])) + tuple((int(b.money[n][0][rep]), bool(b.money[n][1][rep])) for n in b.wagers)
-            expected = self._class(key, b, rep)
-            if expected is None:
-                continue
-            good = np.ones(len(members), bool)
-            r = rows[members]
-            for name in set(b.nets) | set(expected["nets"]):
-                cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
-                want = expected["nets"].get(name)
-                good &= null[r] if want is None else ~null[r] & (cents[r] == want)
-            if expected["meter"]:
-                before, after = b.money.get("meter_before"), b.money.get("meter_after")
-                if before is None or after is None:
-                    good[:] = False
-                else:
-                    good &= ~before[1][r] & ~after[1][r] & (before[0][r] == after[0][r])
-            settled[members[good]] = True
-            self._tally(expected, int(good.sum()))
-        exact[rows[~settled]] = True
+        parts, amounts, first, inverse, decision = p.parts, p.amounts, p.first, p.inverse, p.decision
+        k = self.rules.k
+        classes = []
+        for i in first.tolist():
+            key = tuple(int(part[i]) for part, _ in parts[:6]) + tuple(
+                (int(values[parts[6 + 2 * j][0][i]]), bool(parts[7 + 2 * j][0][i])) for j, values in enumerate(amounts))
+            classes.append(self._class(key, b, int(rows[i])))
+        known = np.array([c is not None for c in classes])
+        good = known[inverse]
+        for name in set(b.nets) | {n for c in classes if c is not None for n in c["nets"]}:
+            cents, null = b.money[name] if name in b.money else (np.zeros(b.n, np.int64), np.ones(b.n, bool))
+            want_net = np.array([c["nets"].get(name, 0) if c is not None else 0 for c in classes], np.int64)
+            want_null = np.array([c is None or name not in c["nets"] for c in classes])
+            good &= np.where(want_null[inverse], null[rows], ~null[rows] & (cents[rows] == want_net[inverse]))
+        metered = np.array([c is not None and c["meter"] for c in classes])
+        if metered.any():
+            before, after = b.money.get("meter_before"), b.money.get("meter_after")
+            if before is None or after is None:
+                good &= ~metered[inverse]
+            else:
+                good &= ~metered[inverse] | (~before[1][rows] & ~after[1][rows] & (before[0][rows] == after[0][rows]))
+        for c, n in zip(classes, np.bincount(inverse[good], minlength=len(classes)).tolist()):
+            if c is not None:
+                self._tally(c, n)
+        exact[rows[~good]] = True
+        free = good & (b.strategy[rows] != 0)
+        if free.any():
+            self._choices(b, rows[free], np.sort(cards[rows[free], :k], axis=1).astype(np.int64), decision[free])
         return exact, valid, cards
+
+    def _choices(self, b: _Batch, rows: np.ndarray, hands: np.ndarray, options: np.ndarray) -> None:
+        """Free play: each decision by the player's cards, as ``Auditor.settle`` keeps them (what
+        the decisions cost is counted from these at the end)."""
+        t, names = self.auditor.tally, [o.name for o in self.rules.options]
+        unit = b.money.get(f"wager_{self.spec.unit}")
+        cents = unit[0][rows] if unit is not None else np.zeros(len(rows), np.int64)
+        packed = np.zeros(len(rows), np.int64)
+        for j in range(hands.shape[1]):
+            packed = packed * 64 + hands[:, j]
+        keys = np.stack([packed, options, cents], axis=1)
+        groups, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        for (_, option, amount), i, n in zip(groups.tolist(), first.tolist(), counts.tolist()):
+            key = (tuple(int(c) for c in hands[i]), names[option])
+            t.choices[key] += Decimal(amount) / CENTS * n
+            t.choice_count[key] += n
 
     def _class(self, key: tuple, b: _Batch, row: int) -> dict | None:
         """The settlement every row of the class must carry, from one row re-settled by the spec's
@@ -490,6 +624,10 @@ class _Fast:
         decision is not the declared strategy's: the finding is the exact path's)."""
         if key in self.classes:
             return self.classes[key]
+        prog = f"wager_{self.meter_categories.get(key[2])}"
+        if prog in b.wagers and not key[6 + b.wagers.index(prog)][1]:
+            self.classes[key] = None        # an award read off the meter: each row on its own
+            return None
         from certify.audit.audit import _dealer_flag
         from certify.audit.rounds import feed
 
@@ -500,7 +638,8 @@ class _Fast:
         if fed.round is not None and not (declared and fed.deviations) and fed.round.phase == "settled":
             result = fed.round.result()
             moves = result.meter_after is not None and result.meter_after != result.meter_before
-            if not moves:
+            whole = all((n * CENTS) % 1 == 0 for n in result.seats[0].net.values())
+            if not moves and whole:
                 nets = {f"net_{w}": int(n * CENTS) for w, n in result.seats[0].net.items()}
                 expected = {"nets": nets, "meter": result.meter_after is not None, "table": result.table,
                             "dealer": _dealer_flag(fed.round), "decisions": fed.decisions,

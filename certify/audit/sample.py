@@ -2,10 +2,10 @@
 logs the tests tamper with, and the benchmark's input.
 
 Each round is one deck from the suite's DRBG (``certify.simulate.deal_chunk``: chunk sub-streams
-of a master seed) played by the family's ``play_round`` and written by
-:func:`certify.audit.rounds.record_of`. The family modules' ``play_round`` functions take their
-wagers in two shapes (stud: antes and progressive flags per seat; the others: one seat's ante and
-side bet), which is the only place this module knows a family; the audit itself knows none.
+of a master seed) played by the engine's ``play_round`` and written by
+:func:`certify.audit.rounds.record_of`. ``play_round`` takes its wagers in two shapes (rules
+model: antes and side wagers per seat; the family engines: one seat's ante and side bet), which
+is the only place this module knows a family; the audit itself knows none.
 """
 
 from __future__ import annotations
@@ -41,27 +41,6 @@ def _side_wager(spec) -> str | None:
     return next((w for w in spec.wagers if w != "ante"), None)
 
 
-def _play_rules(spec, deck: list[int], strategy, ante, sides: list[bool], side: str | None, meter):
-    """One round of a rules-model spec through its round's inputs: the Ante (and the side wager
-    where ``sides`` says) per seat, k cards to each seat in turn and to the dealer, each decision."""
-    from certify.rules.analysis import one_decision
-    from certify.rules.engine import RulesRound
-
-    k, n = one_decision(spec).k, len(sides)
-    rnd = RulesRound(spec, balances=[None] * n, meter=meter)
-    for seat, with_side in enumerate(sides):
-        rnd.place_wager(seat=seat, wager=spec.unit, amount=ante)
-        if with_side:
-            rnd.place_wager(seat=seat, wager=side, amount=spec.wagers[side].min)
-    if rnd.locks_out:
-        rnd.lock_out()
-    rnd.deal(hands=[tuple(deck[i * k:(i + 1) * k]) for i in range(n)], dealer=tuple(deck[n * k:(n + 1) * k]))
-    for seat in range(n):
-        if rnd.legal_actions(seat):
-            rnd.act(seat=seat, action=strategy.decide(rnd.view(seat)))
-    return rnd
-
-
 def records(spec, rounds: int, seed: int, *, seats: int = 1, side_rate: float = 0.5, play: str = "spec",
             table: str = "T1", with_deck: bool = False, first_round: int = 1,
             shuffle: Callable[[np.ndarray], np.ndarray] | None = None) -> Iterator[dict]:
@@ -86,10 +65,8 @@ def records(spec, rounds: int, seed: int, *, seats: int = 1, side_rate: float = 
             deck = [int(c) for c in deck]
             with_side = [side is not None and choose.random() < side_rate for _ in range(seats)]
             if spec.family == "rules":
-                rnd = _play_rules(spec, deck, strategy, ante, with_side, side, meter)
-            elif spec.family == "stud":
-                rnd = module.play_round(spec, deck, strategy, antes=[ante] * seats, progressive=with_side,
-                                        meter=meter)
+                rnd = module.play_round(spec, deck, [ante] * seats, meter=meter, strategy=strategy,
+                                        sides=[{side: spec.wagers[side].min} if s else {} for s in with_side])
             else:
                 bonus = spec.wagers[side].min if with_side[0] else None
                 rnd = module.play_round(spec, deck, strategy, ante, bonus)
@@ -115,26 +92,30 @@ def write(path, spec, rounds: int, seed: int, **kwargs) -> None:
             out.write(dumps(record) + "\n")
 
 
-def write_stud_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.5, chunk: int = 1 << 17) -> None:
-    """A fair columnar log of a stud game (one seat, the spec strategy) at numpy speed: the bulk
-    input of bench/audit.py. Each round's deck is the DRBG's (``deal_chunk``); rounds settle by
-    class as the columnar audit settles them (certify.audit.columns), each class once through
-    ``play_round``, the rare rounds that move the progressive meter each on their own, in order."""
+def write_bulk_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.5, chunk: int = 1 << 17) -> None:
+    """A fair columnar log of a rules-model game of the one-decision shape (one seat, the spec
+    strategy) at numpy speed: the bulk input of bench/audit.py and of the slow tests. Each round's
+    deck is the DRBG's (``deal_chunk``); the bulk kernel's loop gives each round's option, dealer
+    cell and category (``certify.rules.kernel.one_decision_cells``), and each class of rounds
+    settles once through ``certify.rules.engine.play_round``; the rare rounds whose award reads
+    the progressive meter are each played on their own, in order."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from certify.audit.columns import CENTS, FORMAT
-    from certify.games import stud
-    from certify.hands import CATEGORY_SHIFT, rank_batch
+    from certify.audit.columns import CENTS, FORMAT, _meter_categories
+    from certify.rules.analysis import one_decision
+    from certify.rules.engine import RulesRound, play_round
+    from certify.rules.kernel import one_decision_cells
     from certify.simulate import deal_chunk
 
-    strategy = stud.strategy_from_spec(spec)
-    ante = spec.wagers["ante"].min
+    rules = one_decision(spec)
+    k, names = rules.k, [o.name for o in rules.options]
+    ante = spec.wagers[spec.unit].min
     side = _side_wager(spec)
-    side_min = spec.wagers[side].min if side else None
-    meter = spec.progressive.meter_reset if getattr(spec, "progressive", None) is not None else None
-    want: dict[int, str] = {}
+    probe = RulesRound(spec, balances=[None])
+    meter, lockout = probe.meter, probe.locks_out
     classes: dict[tuple, tuple] = {}
+    meter_categories = _meter_categories(spec) if side is not None and spec.wagers[side].settle.progressive else {}
     choose = np.random.default_rng(seed + 1)
     decimal = pa.decimal128(18, 2)
     writer, done, index = None, 0, 0
@@ -144,35 +125,29 @@ def write_stud_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
         values = pa.compute.multiply(values, pa.scalar(Decimal("0.01"), pa.decimal128(3, 2))).cast(decimal)
         return values if null is None else pa.compute.if_else(pa.array(null), pa.nulls(len(cents), decimal), values)
 
+    def play(deck, with_side: bool, meter):
+        sides = [{side: spec.wagers[side].min}] if with_side else [{}]
+        result = play_round(spec, [int(x) for x in deck], [ante], sides=sides, meter=meter).result()
+        return {w: int(v * CENTS) for w, v in result.seats[0].net.items()}, result.meter_after
+
     while done < rounds:
         n = min(chunk, rounds - done)
-        decks = deal_chunk(seed, index, n, 52).astype(np.int64)
+        decks = deal_chunk(seed, index, n, 52)
         index += 1
-        pv, dv = rank_batch(decks[:, :5]), rank_batch(decks[:, 5:10])
-        values, first, back = np.unique(pv, return_index=True, return_inverse=True)
-        for v, row in zip(values, first):
-            if int(v) not in want:
-                want[int(v)] = strategy.decide(stud.StudView(0, tuple(int(c) for c in decks[row, :5]), 0, ante,
-                                                             stud.ACTIONS))
-        bet = np.array([want[int(v)] == "bet" for v in values])[back.reshape(-1)]
+        option, cell, category = one_decision_cells(spec, rules, decks[:, :2 * k])
         prog = choose.random(n) < side_rate if side else np.zeros(n, bool)
-        values, back = np.unique(dv, return_inverse=True)
-        qual = np.array([stud.dealer_qualifies(spec, int(v)) for v in values])[back.reshape(-1)]
-        keys = np.stack([bet, qual, np.sign(pv - dv), pv >> CATEGORY_SHIFT, prog], axis=1).astype(np.int64)
-        group = (((keys[:, 0] * 2 + keys[:, 1]) * 3 + keys[:, 2] + 1) * 16 + keys[:, 3]) * 2 + keys[:, 4]
-        nets = {w: np.zeros(n, np.int64) for w in ("ante", "bet", side)}
+        keys = np.stack([option, cell, category, prog], axis=1).astype(np.int64)
+        group = ((keys[:, 0] * 4 + keys[:, 1]) * len(rules.categories) + keys[:, 2]) * 2 + keys[:, 3]
+        nets = {w: np.zeros(n, np.int64) for w in spec.wagers}
         nulls = {w: np.ones(n, bool) for w in nets}
         moves = np.zeros(n, bool)
         order = np.argsort(group, kind="stable")
         for members in np.split(order, np.flatnonzero(np.diff(group[order])) + 1):
-            k = keys[members[0]]
-            key = tuple(int(x) for x in k)
+            key = tuple(int(x) for x in keys[members[0]])
             if key not in classes:
-                rnd = stud.play_round(spec, [int(x) for x in decks[members[0]]], strategy, antes=[ante],
-                                      progressive=[bool(k[4])], meter=meter)
-                result = rnd.result()
-                classes[key] = ({w: int(v * CENTS) for w, v in result.seats[0].net.items()},
-                                result.meter_after != result.meter_before)
+                settled, after = play(decks[members[0]], bool(key[3]), meter)
+                reads_meter = bool(key[3]) and key[2] in meter_categories    # e.g. a royal at the reset level
+                classes[key] = (settled, after != meter or reads_meter)
             settled, moving = classes[key]
             if moving:
                 moves[members] = True
@@ -182,12 +157,9 @@ def write_stud_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
         levels = [int(meter * CENTS) if meter is not None else 0]
         moving = np.flatnonzero(moves)
         for row in moving:                 # the rare rounds that move the meter, in order
-            rnd = stud.play_round(spec, [int(x) for x in decks[row]], strategy, antes=[ante],
-                                  progressive=[bool(prog[row])], meter=Decimal(levels[-1]) / CENTS)
-            result = rnd.result()
-            for w, v in result.seats[0].net.items():
-                nets[w][row], nulls[w][row] = int(v * CENTS), False
-            meter = result.meter_after
+            settled, meter = play(decks[row], bool(prog[row]), meter)
+            for w, cents in settled.items():
+                nets[w][row], nulls[w][row] = cents, False
             levels.append(int(meter * CENTS))
         levels = np.array(levels, np.int64)
         before = levels[np.searchsorted(moving, np.arange(n), side="left")]
@@ -200,15 +172,15 @@ def write_stud_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
             "time": pa.array(stamps).cast(pa.timestamp("us", tz="UTC")),
             "spec_name": pa.array([spec.name] * n), "spec_version": pa.array([str(spec.version)] * n),
             "strategy": pa.array(["spec"] * n), "seat": pa.array(np.ones(n, np.int16)),
-            "lockout": pa.array(np.full(n, meter is not None)),
-            "player_cards": pa.FixedSizeListArray.from_arrays(pa.array(decks[:, :5].ravel().astype(np.uint8)), 5)
+            "lockout": pa.array(np.full(n, lockout)),
+            "player_cards": pa.FixedSizeListArray.from_arrays(pa.array(decks[:, :k].ravel().astype(np.uint8)), k)
             .cast(pa.list_(pa.uint8())),
-            "dealer_cards": pa.FixedSizeListArray.from_arrays(pa.array(decks[:, 5:10].ravel().astype(np.uint8)), 5)
+            "dealer_cards": pa.FixedSizeListArray.from_arrays(pa.array(decks[:, k:2 * k].ravel().astype(np.uint8)), k)
             .cast(pa.list_(pa.uint8())),
-            "decision": pa.array(np.where(bet, "bet", "fold")), "outcome": pa.array(["played"] * n),
-            "wager_ante": money(np.full(n, int(ante * CENTS)))}
+            "decision": pa.array(np.array(names)[option]), "outcome": pa.array(["played"] * n),
+            f"wager_{spec.unit}": money(np.full(n, int(ante * CENTS)))}
         if side:
-            columns[f"wager_{side}"] = money(np.full(n, int(side_min * CENTS)), ~prog)
+            columns[f"wager_{side}"] = money(np.full(n, int(spec.wagers[side].min * CENTS)), ~prog)
         if meter is not None:
             columns["meter_before"], columns["meter_after"] = money(before), money(after)
         for w in nets:

@@ -324,15 +324,20 @@ def replay_rules(spec: RulesSpec, events: Iterable) -> RulesRound:
     return replay(lambda open_event: RulesRound.from_open(spec, open_event), events)
 
 
-def play_round(spec: RulesSpec, deck: Sequence[int], antes: Sequence, balances=None) -> RulesRound:
-    """One round from a shuffled deck, every seat playing the spec's strategy: k cards to each seat
-    in turn, then the dealer's."""
+def play_round(spec: RulesSpec, deck: Sequence[int], antes: Sequence, balances=None, *,
+               sides: Sequence[dict] | None = None, meter=None, strategy=None) -> RulesRound:
+    """One round from a shuffled deck: k cards to each seat in turn, then the dealer's.
+    ``sides``: per seat, the side wagers placed after the Ante ({wager: amount}); ``meter``: the
+    progressive meter before the round (the spec's reset when None); ``strategy``: an object with
+    ``decide(view)`` (default: the spec's strategy)."""
     rules = one_decision(spec)
     n = len(antes)
-    rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n)
+    rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n, meter=meter)
     for i, ante in enumerate(antes):
         try:
             rnd.place_wager(seat=i, wager=spec.unit, amount=money(ante))
+            for wager, amount in (sides[i] if sides is not None else {}).items():
+                rnd.place_wager(seat=i, wager=wager, amount=money(amount))
         except IllegalAction as exc:
             rnd.void_seat(seat=i, reason=exc.reason)
     if rnd.locks_out:
@@ -341,8 +346,11 @@ def play_round(spec: RulesSpec, deck: Sequence[int], antes: Sequence, balances=N
     rnd.deal(hands=[tuple(deck[i * k:(i + 1) * k]) for i in range(n)], dealer=tuple(deck[n * k:(n + 1) * k]))
     for i in range(n):
         if rnd.legal_actions(i):
-            value = hand_value(spec, rnd.seats[i].cards)
-            rnd.act(seat=i, action=strategy_option(spec, rules.decision, value))
+            if strategy is not None:
+                action = strategy.decide(rnd.view(i))
+            else:
+                action = strategy_option(spec, rules.decision, hand_value(spec, rnd.seats[i].cards))
+            rnd.act(seat=i, action=action)
     return rnd
 
 

@@ -42,10 +42,7 @@ def rules_kernel(spec: RulesSpec) -> Kernel:
     if spec.strategy is None or rules.decision not in spec.strategy.decisions:
         raise KernelError(f"{spec.name}: the bulk kernel plays the spec's strategy; the spec states none "
                           f"for the decision {rules.decision!r}")
-    names = [o.name for o in rules.options]
-    rule_value = np.array([0 if r.at_least is None else spec.threshold_value(r.at_least)
-                           for r in spec.strategy.decisions[rules.decision]], np.int64)
-    rule_option = np.array([names.index(r.option) for r in spec.strategy.decisions[rules.decision]], np.int64)
+    rule_value, rule_option = strategy_rules(spec, rules)
     events, index = main_events(rules)
     nets = [net for _, net, _ in events]
     main = WagerEvents("main", [e for e, _, _ in events], nets, _scale(nets))
@@ -73,6 +70,37 @@ def rules_kernel(spec: RulesSpec) -> Kernel:
     labels = tuple(_category_name(c) for c in ranking_categories(spec.ranking))
     exact = tuple(int(n) for n in np.bincount(_dealt_categories(spec.ranking, rules.k), minlength=len(labels)))
     return Kernel("rules", 2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
+
+
+def strategy_rules(spec: RulesSpec, rules) -> tuple[np.ndarray, np.ndarray]:
+    """The spec strategy at the one decision as (threshold value, option index) pairs, tried in
+    order (the last rule applies when none is met): the kernel's and the columnar audit's input."""
+    names = [o.name for o in rules.options]
+    decided = spec.strategy.decisions[rules.decision]
+    rule_value = np.array([0 if r.at_least is None else spec.threshold_value(r.at_least) for r in decided], np.int64)
+    return rule_value, np.array([names.index(r.option) for r in decided], np.int64)
+
+
+def one_decision_cells(spec: RulesSpec, rules, cards: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For rounds of the one-decision shape given as (n, 2k) cards (player's k, dealer's k, all
+    distinct cards of the deck): the spec strategy's option, the dealer cell (``NQ``, ``WIN``,
+    ``TIE``, ``LOSS``) and the player's category, by the bulk kernel's own loop: its event table
+    replaced by one numbering each (option, cell, category) once."""
+    if spec.strategy is not None and rules.decision in spec.strategy.decisions:
+        rule_value, rule_option = strategy_rules(spec, rules)
+    else:
+        rule_value, rule_option = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    n_opt, n_cat = len(rules.options), len(rules.categories)
+    identity = np.arange(n_opt * 4 * n_cat, dtype=np.int64).reshape(n_opt, 4, n_cat)
+    # the simulation's types (uint8 decks, int8 events): the kernel compiled once serves both
+    ev = np.empty((len(cards), 1), np.int8 if identity.size <= 128 else np.int16)
+    dealt = np.empty(len(cards), np.int8)
+    _play(np.ascontiguousarray(cards, np.uint8), rules.k, spec.ranking == "three_card",
+          -1 if rules.qualifier is None else spec.threshold_value(rules.qualifier), rule_value, rule_option,
+          identity, np.array([o.fold for o in rules.options], np.bool_), np.zeros((0, n_cat), np.int64),
+          np.zeros(0, np.int64), np.zeros(0, np.bool_), ev, dealt)
+    code = ev[:, 0].astype(np.int64)
+    return code // (4 * n_cat), (code // n_cat) % 4, code % n_cat
 
 
 def _dealt_categories(ranking: str, k: int) -> np.ndarray:
