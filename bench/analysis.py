@@ -2,7 +2,7 @@
 
     python bench/analysis.py                    # every spec in SPECS
     python bench/analysis.py caribbean_stud     # some of them
-    python bench/analysis.py fixtures/rules/caribbean_stud.yaml   # a spec file (the rules model)
+    python bench/analysis.py path/to/game.yaml  # a spec file
 
 Each spec runs in a fresh process (``--one``), so every time includes building the counting tables
 and loading the compiled kernels (compiled on the first run ever; run twice for warm numbers).

@@ -64,12 +64,10 @@ from certify.spec import SpecError, _node_line, load_spec, read_yaml_tree
 from certify.validate import check_amount
 
 FAMILY_WAGERS = {
-    "stud": ("ante", "bet", "progressive"),
     "mulligan": ("ante", "raise", "bonus"),
     "holdem_bonus": ("ante", "flop", "turn", "river", "bonus"),
 }
 FAMILY_ACTIONS = {
-    "stud": ("fold", "bet"),
     "mulligan": ("stand", "mulligan"),
     "holdem_bonus": ("fold", "bet", "check"),
 }
@@ -290,12 +288,12 @@ def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
         for i, s in enumerate(sc.seats):
             for a in s.actions:
                 if a not in actions:
-                    raise FixtureError(f"{where}: seats[{i}].actions: {excerpt(a)} is not a {spec.family} action "
+                    raise FixtureError(f"{where}: seats[{i}].actions: {excerpt(a)} is not a {spec.name} action "
                                        f"(expected {', '.join(actions)})")
         for i, e in enumerate(sc.expect.seats):
             for w in e.net:
                 if w not in wagers:
-                    raise FixtureError(f"{where}: expect.seats[{i}].net.{w}: not a {spec.family} wager "
+                    raise FixtureError(f"{where}: expect.seats[{i}].net.{w}: not a {spec.name} wager "
                                        f"(expected {', '.join(wagers)})")
         has_board = spec.family == "holdem_bonus" or (spec.family == "rules" and spec.deals("board"))
         if not has_board and sc.board is not None:

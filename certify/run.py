@@ -72,12 +72,13 @@ def _quiet(_: str) -> None:
 
 
 def pay_tables(spec_data: Any, path: str = "") -> dict[str, Any]:
-    """Every pay-table field of a spec (keys naming ``pays`` or ``odds``), by dotted path."""
+    """Every pay-table field of a spec (keys naming ``pays`` or ``odds``, and a rules-model wager's
+    ``versus_dealer`` settlement: its win / tie / non-qualifying-dealer odds), by dotted path."""
     found: dict[str, Any] = {}
     if isinstance(spec_data, dict):
         for key, value in spec_data.items():
             sub = f"{path}.{key}" if path else str(key)
-            if "pays" in str(key) or "odds" in str(key):
+            if "pays" in str(key) or "odds" in str(key) or key == "versus_dealer":
                 found[sub] = value
             else:
                 found.update(pay_tables(value, sub))

@@ -40,8 +40,8 @@ CHECKPOINT_EVERY_S = 2.0
 # Deliberate faults, the negative controls of the verification. Each is a change a real engine
 # could ship with: a misread rule (applied to the spec the engine plays, while the PAR sheet keeps
 # the true spec) or a broken deal.
-# A spec fault edits the rule it names wherever the spec states it (a stud-family spec or the rules
-# model alike) and says whether the spec has that rule at all.
+# A spec fault edits the rule it names wherever the spec states it and says whether the spec has
+# that rule at all.
 SPEC_FAULTS: dict[str, tuple[str, Callable[[dict], bool]]] = {}
 DEAL_FAULTS = ("naive-shuffle", "modulo-deal")
 
@@ -64,7 +64,7 @@ def _qualify_aq(d: dict) -> bool:
 
 @_spec_fault("flush-pays-4", "a Bet paid by a table against the dealer, with a flush line")
 def _flush_pays_4(d: dict) -> bool:
-    tables = [d["bet"].get("pays")] if isinstance(d.get("bet"), dict) else []  # a stud-family spec
+    tables = []
     for wager in (d.get("wagers") or {}).values():  # the rules model: a Bet's win_pays
         versus = ((wager or {}).get("settle") or {}).get("versus_dealer") if isinstance(wager, dict) else None
         if isinstance(versus, dict):

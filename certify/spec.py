@@ -12,12 +12,12 @@ A file with a top-level ``model: rules/1`` is read as the rules model instead
 (``certify.rules.model.RulesSpec``, docs/rules-model.md: one model for every house-banked poker
 game; its ``family`` property is "rules"). Otherwise:
 
-``GameSpec`` = ``StudSpec | MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
-  name, title, version, family ("stud" | "mulligan" | "holdem_bonus"),
+``GameSpec`` = ``MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
+  name, title, version, family ("mulligan" | "holdem_bonus"),
   source (documents, follows, notes: which seed documents, which rule where they disagree),
   deck (size 52), seats, hand_size,
   wagers: {wager name: {min, max}} for the wagers a player chooses the size of
-      (stud: ante, progressive; mulligan: ante, bonus; hold'em bonus: ante, bonus),
+      (mulligan: ante, bonus; hold'em bonus: ante, bonus),
   balance_covers_raise_at_deal (an Ante is refused unless the balance also covers the
       Bet / Raise / Flop bet that can follow it), ties ("push"), strategy (name + parameters,
       per family). A dumped spec (``model_dump``, json or python mode) validates back to itself.
@@ -38,12 +38,6 @@ at least ``ranks`` lexicographically. ``HandThreshold.value()`` is the smallest 
 meets it and ``met_by(hand_value)`` is ``hand_value >= value()``.
 
 Family specifics:
-  stud: ante_pays (odds vs a qualifying dealer), bet (multiple_of_ante, pays),
-      dealer (qualifies: HandThreshold, up_card_index), non_qualifying_dealer (ante odds, bet
-      push), progressive (optional: wager amount, pays with meter_percent / amount / lose,
-      royal_split, meter_reset, meter_advance, coin_in_lockout, paid_on_fold; the wager is
-      collected and an award paid on top of it: net = award - wager), dead_hand, misdeal
-      (dealer_wrong_count: "progressive_only" | "all_dead").
   mulligan: raise_ (YAML ``raise``: multiple_of_ante), pays (Ante and Raise table), dealer
       (stands_on: HandThreshold, otherwise redraw ``redraw_cards``), player_redraw_cards,
       bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
@@ -320,17 +314,7 @@ class SpecBase(Model):
         return self.wagers[wager]
 
 
-# ---------------------------------------------------------------- stud (Caribbean / Casino Stud)
-
-class StudDealer(Model):
-    qualifies: HandThreshold
-    up_card_index: int = Field(ge=0, le=4, description="which of the dealer's five cards is face up")
-
-
-class NonQualifyingDealer(Model):
-    ante_pays: Odds
-    bet: Literal["push"] = "push"
-
+# ---------------------------------------------------------------- progressive pay lines (the rules model's)
 
 class ProgressiveEntry(Model):
     """One progressive pay line: a share of the meter, a fixed amount, or nothing."""
@@ -370,65 +354,6 @@ class ProgressivePayTable(Model):
 
     def entry(self, category: int) -> ProgressiveEntry | None:
         return getattr(self, HAND_KEYS[int(category)])
-
-
-class Progressive(Model):
-    wager: Money
-    pays: ProgressivePayTable
-    royal_split: Literal["equal_shares"] = "equal_shares"
-    meter_reset: Money
-    meter_advance: Money | None = Field(
-        default=None, description="amount the meter advances per wager (operator setting; for the return figure)")
-    coin_in_lockout: bool = True
-    paid_on_fold: bool = False
-
-    @model_validator(mode="after")
-    def _royal_pays(self) -> "Progressive":
-        if self.wager <= 0:
-            raise ValueError("progressive.wager: expected an amount > 0")
-        return self
-
-
-class DeadHandRule(Model):
-    player_wrong_count: Literal["dead_hand_wagers_returned"] = "dead_hand_wagers_returned"
-
-
-class MisdealRule(Model):
-    dealer_wrong_count: Literal["progressive_only", "all_dead"] = "progressive_only"
-
-
-class StudStrategy(Model):
-    """``threshold``: bet with ``bet_at_least`` or better, else fold (ignores the up card).
-    ``optimal``: the expectation-maximising decision given the dealer's up card (analysis)."""
-
-    name: Literal["threshold", "optimal"]
-    bet_at_least: HandThreshold | None = None
-
-    @model_validator(mode="after")
-    def _threshold_given(self) -> "StudStrategy":
-        if self.name == "threshold" and self.bet_at_least is None:
-            raise ValueError("strategy 'threshold' needs bet_at_least (a category and ranks)")
-        return self
-
-
-class StudSpec(SpecBase):
-    family: Literal["stud"]
-    ante_pays: Odds
-    bet: "StudBet"
-    dealer: StudDealer
-    non_qualifying_dealer: NonQualifyingDealer
-    progressive: Progressive | None = None
-    dead_hand: DeadHandRule = DeadHandRule()
-    misdeal: MisdealRule = MisdealRule()
-    strategy: StudStrategy
-
-    def _allowed_wagers(self) -> tuple[str, ...]:
-        return ("ante", "progressive") if self.progressive is not None else ("ante",)
-
-
-class StudBet(Model):
-    multiple_of_ante: Multiple
-    pays: PayTable
 
 
 # ---------------------------------------------------------------- Five Card Mulligan
@@ -541,11 +466,9 @@ class HoldemBonusSpec(SpecBase):
         return ("ante", "bonus")
 
 
-StudSpec.model_rebuild()
-
-GameSpec = Annotated[Union[StudSpec, MulliganSpec, HoldemBonusSpec], Field(discriminator="family")]
+GameSpec = Annotated[Union[MulliganSpec, HoldemBonusSpec], Field(discriminator="family")]
 _ADAPTER: TypeAdapter = TypeAdapter(GameSpec)
-_FAMILY_TAGS = {"stud", "mulligan", "holdem_bonus"}
+_FAMILY_TAGS = {"mulligan", "holdem_bonus"}
 
 
 # ---------------------------------------------------------------- loading
@@ -626,9 +549,9 @@ def _describe(error: dict) -> str:
         return f"expected {error['ctx']['expected']}, got {excerpt(error['input'])}"
     if kind == "union_tag_invalid":
         got = error["input"].get("family") if isinstance(error.get("input"), dict) else error.get("input")
-        return f"expected family one of 'stud', 'mulligan', 'holdem_bonus', got {excerpt(got)}"
+        return f"expected family one of 'mulligan', 'holdem_bonus' (or model: rules/1), got {excerpt(got)}"
     if kind == "union_tag_not_found":
-        return "required field 'family' is missing (expected 'stud', 'mulligan' or 'holdem_bonus')"
+        return "required field 'family' is missing (expected 'mulligan' or 'holdem_bonus'; or model: rules/1)"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if kind in ("int_type", "int_parsing", "bool_type", "bool_parsing", "string_type", "dict_type",
@@ -697,7 +620,7 @@ def format_problems(path: Path, root: yaml.Node | None, problems: list[tuple[tup
     return "\n".join(lines)
 
 
-def load_spec(name_or_path: str | Path) -> "StudSpec | MulliganSpec | HoldemBonusSpec | RulesSpec":
+def load_spec(name_or_path: str | Path) -> "MulliganSpec | HoldemBonusSpec | RulesSpec":
     """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file.
     A file with ``model: rules/1`` is a ``certify.rules.model.RulesSpec``; else a family spec."""
     path = resolve_spec_path(name_or_path)

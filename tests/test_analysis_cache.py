@@ -136,7 +136,7 @@ def test_a_planted_entry_of_another_spec_with_a_valid_digest_is_not_used(tmp_pat
 
 def test_a_spec_changed_by_one_pay_line_misses_the_cache(tmp_path):
     data = yaml.safe_load((SPECS_DIR / "caribbean_stud.yaml").read_text())
-    data["bet"]["pays"]["flush"] = 6  # one pay line: 5 -> 6
+    data["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"]["flush"] = 6  # one pay line: 5 -> 6
     changed = tmp_path / "caribbean_stud.yaml"
     changed.write_text(yaml.safe_dump(data))
     original, richer = load_spec("caribbean_stud"), load_spec(changed)

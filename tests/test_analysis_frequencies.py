@@ -45,4 +45,5 @@ def test_threshold_value_is_the_weakest_qualifying_hand():
     spec = load_spec("caribbean_stud")
     ak432 = hands.rank_hand(parse_cards("As Kh 4c 3d 2c"))
     assert frequencies.threshold_value(spec.dealer.qualifies) == ak432
-    assert frequencies.threshold_value(spec.strategy.bet_at_least) == hands.rank_hand(parse_cards("As Kh Jc 8c 3c"))
+    bet_at_least = spec.strategy.decisions["bet_or_fold"][0].at_least
+    assert frequencies.threshold_value(bet_at_least) == hands.rank_hand(parse_cards("As Kh Jc 8c 3c"))

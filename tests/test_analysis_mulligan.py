@@ -24,11 +24,12 @@ from numba import njit
 from scipy import stats
 
 from certify import hands
-from certify.analysis import mulligan, stud
+from certify.analysis import mulligan
 from certify.analysis.frequencies import class_values, five_card_category_counts
 from certify.analysis.par import ParError
 from certify.cards import parse_cards
 from certify.cli import cli
+from certify.rules import counting
 from certify.games.kernels import kernel_for
 from certify.spec import SPECS_DIR, load_spec
 
@@ -88,7 +89,7 @@ def rules(spec):
 @pytest.fixture(scope="module")
 def sample(rules):
     """Every royal / straight flush / quads class and 300 others (fixed seed), with estimates."""
-    t = stud._tables()
+    t = counting.suit_classes()
     categories = hands.rank_batch(t.reps) >> hands.CATEGORY_SHIFT
     strong = np.nonzero(categories >= hands.Category.QUADS)[0]
     others = np.random.default_rng(6).choice(np.nonzero(categories < hands.Category.QUADS)[0], 300,

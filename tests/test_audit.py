@@ -24,12 +24,6 @@ CS, HB, MULLIGAN = "caribbean_stud.jsonl", "texas_holdem_bonus_free_play.jsonl",
 SPEC_OF = {CS: "caribbean_stud", HB: "texas_holdem_bonus", MULLIGAN: "five_card_mulligan"}
 
 
-def rules_model(name: str) -> str:
-    """The rules-model version of a stud spec: specs/ once it is written in the model, else
-    fixtures/rules/ (the logs are played by the rules engine: the stud family's is retired)."""
-    return name if load_spec(name).family != "stud" else str(LOGS.parent / "rules" / f"{name}.yaml")
-
-
 @pytest.fixture(autouse=True)
 def _golden_par(golden_sheet, monkeypatch):
     from certify.analysis import cache
@@ -191,7 +185,7 @@ def _crafted_flush_round(flush_pays: str) -> dict:
     from certify.cards import parse_cards
     from certify.rules.engine import RulesRound
 
-    spec = load_spec(rules_model("caribbean_stud"))
+    spec = load_spec("caribbean_stud")
     rnd = RulesRound(spec, balances=[None], meter="10000.00")
     rnd.place_wager(seat=0, wager="ante", amount=Decimal("2.00"))
     rnd.lock_out()
@@ -205,7 +199,7 @@ def _crafted_flush_round(flush_pays: str) -> dict:
 
 
 def test_mispay_on_a_rare_hand_names_wager_amounts_and_rule(tmp_path):
-    code, data = audit_json(tmp_path, [_crafted_flush_round("16.00")], spec=rules_model("caribbean_stud"))
+    code, data = audit_json(tmp_path, [_crafted_flush_round("16.00")], spec="caribbean_stud")
     f = data["findings"]["rules"]["first"]
     assert code == 1 and len(f) == 1
     assert (f[0]["seat"], f[0]["wager"], f[0]["logged"], f[0]["correct"]) == (4, "bet", "16.00", "20.00")
@@ -305,7 +299,7 @@ def test_biased_shuffle_is_caught_by_the_card_tests(tmp_path):
             decks[i, 0], decks[i, j] = decks[i, j], decks[i, 0]
         return decks
 
-    spec = load_spec(rules_model("casino_stud"))
+    spec = load_spec("casino_stud")
     recs = list(sample.records(spec, 400, 99, shuffle=biased))
     code, data = audit_json(tmp_path, recs, spec="casino_stud")
     assert code == 1 and all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
@@ -320,7 +314,7 @@ def test_dealer_qualifying_too_often_is_caught_by_its_rate(tmp_path):
     from certify.audit import sample
     from certify.audit.audit import _strategy, examine
 
-    spec = load_spec(rules_model("casino_stud"))
+    spec = load_spec("casino_stud")
     strategy = _strategy(spec)
     kept, missed = [], 0
     for r in sample.records(spec, 1000, 7):
@@ -439,7 +433,7 @@ def test_schema_validator_names_the_field():
 def test_every_spec_of_the_suite_is_audited(tmp_path, name):
     from certify.audit import sample
 
-    spec = load_spec(rules_model(name))
+    spec = load_spec(name)
     recs = list(sample.records(spec, 30, 3, seats=min(2, spec.seats), play="random"))
     code, data = audit_json(tmp_path, recs, spec=name)
     # random play is free play: the dealer's rate is its math; Hold'em Bonus has none (INCOMPLETE)
@@ -460,7 +454,7 @@ def _dead_hand_round() -> dict:
     from certify.cards import parse_cards
     from certify.rules.engine import RulesRound
 
-    spec = load_spec(rules_model("caribbean_stud"))
+    spec = load_spec("caribbean_stud")
     rnd = RulesRound(spec, balances=[None, None], meter="10000.00")
     for seat in (0, 1):
         rnd.place_wager(seat=seat, wager="ante", amount=Decimal("1.00"))
@@ -476,7 +470,7 @@ def test_dead_hand_handled_as_the_spec_says(tmp_path):
     record = _dead_hand_round()
     dead = [e for e in record["settlement"] if e["seat"] == 2]
     assert dead and all(e["net"] == "0" for e in dead)
-    model = rules_model("caribbean_stud")
+    model = "caribbean_stud"
     assert audit_json(tmp_path, [record], spec=model)[0] == 0
     dead[0]["net"] = "-1.00"     # an engine that keeps a dead hand's Ante
     code, data = audit_json(tmp_path, [record], spec=model)
@@ -499,7 +493,7 @@ def test_seats_coming_and_going_keep_every_round_in_the_card_tests(tmp_path):
     tests take the first 10 cards of every round."""
     from certify.audit import sample
 
-    recs = records(CS) + list(sample.records(load_spec(rules_model("caribbean_stud")), 20, 8, table="CS-2"))
+    recs = records(CS) + list(sample.records(load_spec("caribbean_stud"), 20, 8, table="CS-2"))
     code, data = audit_json(tmp_path, recs)
     assert code == 0
     fairness = data["fairness"]

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from certify.cli import cli
 from certify.spec import load_spec, resolve_spec_path
-from tests.test_audit import CS, HB, LOGS, records, rules_model, write
+from tests.test_audit import CS, HB, LOGS, records, write
 
 ISSUED = "2026-12-01"
 
@@ -44,7 +44,7 @@ def _everywhere(tmp_path: Path, log: Path, spec: str) -> tuple[int, str, dict, d
 def _free_play_stud_log(tmp_path: Path) -> Path:
     from certify.audit import sample
 
-    spec = load_spec(rules_model("caribbean_stud"))
+    spec = load_spec("caribbean_stud")
     return write(tmp_path, list(sample.records(spec, 300, 5, seats=2, play="random")), "free.jsonl")
 
 

@@ -103,9 +103,10 @@ def test_a_huge_file_is_refused_without_reading_it(tmp_path, reader):
 
 
 def test_a_huge_bad_value_is_shown_as_an_excerpt_in_a_spec_message(tmp_path):
-    text = SPEC.replace("    flush: 5\n", f"    flush: \"{'9' * 3000}x\"\n", 1)
+    assert SPEC.count(" flush: 5,") == 1
+    text = SPEC.replace(" flush: 5,", f" flush: \"{'9' * 3000}x\",", 1)
     result = CliRunner().invoke(cli, ["spec", str(_spec_file(tmp_path, text))])
-    _assert_refused(result, r"bet\.pays\.flush", r"\(3,001 characters\)")
+    _assert_refused(result, r"bet\.settle\.versus_dealer\.win_pays\.flush", r"\(3,001 characters\)")
     text = SPEC.replace("source:\n", f"source:\n  {'k' * 1000}: 1\n", 1)  # an unknown field's name
     _assert_refused(CliRunner().invoke(cli, ["spec", str(_spec_file(tmp_path, text))]), "unknown field",
                     r"\(1,000 characters\)")

@@ -7,8 +7,9 @@ from decimal import Decimal
 import pytest
 
 from certify.cards import parse_cards
-from certify.games import holdem_bonus, mulligan, stud
+from certify.games import holdem_bonus, mulligan
 from certify.games.base import Event, IllegalAction, make_event
+from certify.rules import engine as rules_engine
 from certify.spec import load_spec
 
 D = Decimal
@@ -22,15 +23,41 @@ def _deck(rng):
 
 # ---------------------------------------------------------------- random rounds replay identically
 
+def _has_progressive(spec):
+    return "progressive" in spec.wagers
+
+
+def play_stud(spec, deck, strategy, antes, progressive=None, meter=None, balances=None):
+    """One round of a stud spec (rules model) from a shuffled deck: five cards to each seat, then
+    the dealer's; the progressive where asked; each live seat asks ``strategy.decide(view)``. A
+    wager the table refuses voids that seat, as the procedures runner does."""
+    n = len(antes)
+    rnd = rules_engine.RulesRound(spec, balances=balances if balances is not None else [None] * n, meter=meter)
+    for i, ante in enumerate(antes):
+        try:
+            rnd.place_wager(seat=i, wager="ante", amount=ante)
+            if progressive and progressive[i]:
+                rnd.place_wager(seat=i, wager="progressive", amount=spec.wagers["progressive"].min)
+        except IllegalAction as exc:
+            rnd.void_seat(seat=i, reason=exc.reason)
+    if rnd.locks_out:
+        rnd.lock_out()
+    rnd.deal(hands=[tuple(deck[i * 5:(i + 1) * 5]) for i in range(n)], dealer=tuple(deck[n * 5:n * 5 + 5]))
+    for i in range(n):
+        if rnd.legal_actions(i):
+            rnd.act(seat=i, action=strategy.decide(rnd.view(i)))
+    return rnd
+
+
 def _random_stud_round(spec, rng):
     seats = rng.randint(1, spec.seats)
     antes = [rng.choice(["1.00", "1.50", "2.00", "2.50"]) for _ in range(seats)]
-    prog = [spec.progressive is not None and rng.random() < 0.6 for _ in range(seats)]
+    prog = [_has_progressive(spec) and rng.random() < 0.6 for _ in range(seats)]
     # some balances too small for the Bet: those seats must fold
     balances = [rng.choice([None, None, "4.00", "7.50"]) for _ in range(seats)]
-    strategy = stud.strategy_from_spec(spec)
-    meter = "12345.67" if spec.progressive is not None else None
-    return stud.play_round(spec, _deck(rng), strategy, antes, prog, meter=meter, balances=balances)
+    strategy = rules_engine.strategy_from_spec(spec)
+    meter = "12345.67" if _has_progressive(spec) else None
+    return play_stud(spec, _deck(rng), strategy, antes, prog, meter=meter, balances=balances)
 
 
 @pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud"])
@@ -39,7 +66,7 @@ def test_stud_rounds_replay_identically(name):
     outcomes = set()
     for _ in range(300):
         rnd = _random_stud_round(spec, rng)
-        again = stud.replay_stud(spec, rnd.events)
+        again = rules_engine.replay_rules(spec, rnd.events)
         assert again.events == rnd.events
         assert again.result() == rnd.result()
         outcomes.update(s.status for s in rnd.result().seats)
@@ -76,17 +103,17 @@ def test_holdem_rounds_replay_identically(name):
 
 def test_tampered_log_replays_to_a_different_round():
     spec = load_spec("casino_stud")
-    rnd = stud.play_round(spec, list(range(52)), stud.ThresholdStrategy(spec.strategy.bet_at_least), ["1.00"])
+    rnd = play_stud(spec, list(range(52)), rules_engine.strategy_from_spec(spec), ["1.00"])
     events = list(rnd.events)
     i = next(k for k, e in enumerate(events) if e.kind == "act")
     flipped = "fold" if events[i].get("action") == "bet" else "bet"
     events[i] = make_event("act", seat=0, action=flipped)
-    assert stud.replay_stud(spec, events).result() != rnd.result()
+    assert rules_engine.replay_rules(spec, events).result() != rnd.result()
 
 
 def test_events_are_immutable():
     spec = load_spec("casino_stud")
-    rnd = stud.play_round(spec, list(range(52)), stud.strategy_from_spec(spec), ["1.00"])
+    rnd = play_stud(spec, list(range(52)), rules_engine.strategy_from_spec(spec), ["1.00"])
     assert isinstance(rnd.events, tuple)
     with pytest.raises(dataclasses.FrozenInstanceError):
         rnd.events[0].kind = "changed"
@@ -115,9 +142,9 @@ def test_strategy_object_changes_stud_decisions():
     differ = 0
     for _ in range(50):
         deck = _deck(rng)
-        a = stud.play_round(spec, deck, AlwaysBet(), ["1.00"] * 3, meter="10000.00")
-        b = stud.play_round(spec, deck, AlwaysFold(), ["1.00"] * 3, meter="10000.00")
-        c = stud.play_round(spec, deck, stud.strategy_from_spec(spec), ["1.00"] * 3, meter="10000.00")
+        a = play_stud(spec, deck, AlwaysBet(), ["1.00"] * 3, meter="10000.00")
+        b = play_stud(spec, deck, AlwaysFold(), ["1.00"] * 3, meter="10000.00")
+        c = play_stud(spec, deck, rules_engine.strategy_from_spec(spec), ["1.00"] * 3, meter="10000.00")
         assert all(s.status == "played" for s in a.result().seats)
         assert all(s.status == "folded" and s.net == {"ante": D("-1.00")} for s in b.result().seats)
         differ += a.result() != c.result()
@@ -156,7 +183,7 @@ def _rejects(call, text):
 
 def test_stud_refuses_illegal_wagers_and_actions():
     spec = load_spec("caribbean_stud")
-    rnd = stud.StudRound(spec, balances=[None, "2.99"], meter="10000.00")
+    rnd = rules_engine.RulesRound(spec, balances=[None, "2.99"], meter="10000.00")
     _rejects(lambda: rnd.place_wager(seat=0, wager="ante", amount="2.51"), "outside the table limits")
     _rejects(lambda: rnd.place_wager(seat=0, wager="bet", amount="2.00"), "not a wager placed before the deal")
     _rejects(lambda: rnd.place_wager(seat=0, wager="progressive", amount="1.00"), "needs the ante first")
@@ -176,8 +203,8 @@ def test_stud_refuses_illegal_wagers_and_actions():
              dealer=parse_cards("AH KH QH JH 9H"))
     assert rnd.legal_actions(1) == ("fold",)          # balance 2.99 cannot cover 1.00 + Bet 2.00
     before = [(dict(s.wagers), s.status, list(s.decisions)) for s in rnd.seats]
-    _rejects(lambda: rnd.act(seat=1, action="bet"), "cannot cover the Bet")
-    _rejects(lambda: rnd.act(seat=0, action="check"), "not an action")
+    _rejects(lambda: rnd.act(seat=1, action="bet"), "cannot cover the bet")
+    _rejects(lambda: rnd.act(seat=0, action="check"), "not an option")
     assert [(dict(s.wagers), s.status, list(s.decisions)) for s in rnd.seats] == before   # refusals change nothing
     rnd.act(seat=0, action="bet")
     _rejects(lambda: rnd.act(seat=0, action="bet"), "no decision to make now")
@@ -227,10 +254,11 @@ def test_holdem_refuses_illegal_steps():
 def test_stud_settle_reads_the_spec():
     spec = load_spec("casino_stud")
     cards = lambda text: parse_cards(text)
-    assert stud.settle(spec, cards("AS KS QS JS TS"), cards("AH KD 5C 4S 2D"), "bet") == {"ante": 1, "bet": 200}
-    assert stud.settle(spec, cards("2C 5D 7H 9S JD"), cards("KC QD 8H 6S 3C"), "bet") == {"ante": 1, "bet": 0}
-    assert stud.settle(spec, cards("2C 5D 7H 9S JD"), cards("KC QD 8H 6S 3C"), "fold") == {"ante": -1}
-    assert stud.settle(spec, cards("5C 5D KH 9S 2D"), cards("6C 6D 4H 3S 2C"), "bet", D("3")) == {"ante": -3, "bet": -6}
+    settle = rules_engine.settle
+    assert settle(spec, cards("AS KS QS JS TS"), cards("AH KD 5C 4S 2D"), "bet") == {"ante": 1, "bet": 200}
+    assert settle(spec, cards("2C 5D 7H 9S JD"), cards("KC QD 8H 6S 3C"), "bet") == {"ante": 1, "bet": 0}
+    assert settle(spec, cards("2C 5D 7H 9S JD"), cards("KC QD 8H 6S 3C"), "fold") == {"ante": -1}
+    assert settle(spec, cards("5C 5D KH 9S 2D"), cards("6C 6D 4H 3S 2C"), "bet", {"ante": D("3")}) == {"ante": -3, "bet": -6}
 
 
 def test_settle_agrees_with_engine_round_for_round():
@@ -239,9 +267,9 @@ def test_settle_agrees_with_engine_round_for_round():
     spec = load_spec("casino_stud")
     for _ in range(100):
         deck = _deck(rng)
-        rnd = stud.play_round(spec, deck, stud.strategy_from_spec(spec), ["2.00"])
+        rnd = play_stud(spec, deck, rules_engine.strategy_from_spec(spec), ["2.00"])
         decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
-        assert rnd.result().seats[0].net == stud.settle(spec, deck[:5], deck[5:10], decision, D("2.00"))
+        assert rnd.result().seats[0].net == rules_engine.settle(spec, deck[:5], deck[5:10], decision, {"ante": D("2.00")})
     mspec = load_spec("five_card_mulligan_online")
     for _ in range(100):
         deck = _deck(rng)
@@ -275,29 +303,23 @@ def test_hole_classes():
 
 
 def test_progressive_award_split_and_rounding():
+    # the award is paid on top of the collected $1.00 wager: net = award - 1.00
     spec = load_spec("caribbean_stud")
     from certify.hands import rank_hand
-    royal = rank_hand(parse_cards("AS KS QS JS TS"))
-    sf = rank_hand(parse_cards("9C 8C 7C 6C 5C"))
-    assert stud.progressive_award(spec, royal, D("10000.00"), 3) == D("3333.33")
-    assert stud.progressive_award(spec, sf, D("12345.67")) == D("1234.56")
-    assert stud.progressive_award(spec, rank_hand(parse_cards("2C 3D 4H 5S 6C")), D("10000")) is None
+    w, one = spec.wagers["progressive"], D("1.00")
+    award = lambda cards, meter, winners=1: rules_engine._side_net(  # noqa: E731
+        spec, w, one, rank_hand(parse_cards(cards)), folded=False, meter=D(meter), royal_winners=winners) + one
+    assert award("AS KS QS JS TS", "10000.00", 3) == D("3333.33")
+    assert award("9C 8C 7C 6C 5C", "12345.67") == D("1234.56")
+    assert award("2C 3D 4H 5S 6C", "10000") == 0
+    assert rules_engine._side_net(spec, w, one, rank_hand(parse_cards("AS KS QS JS TS")), folded=True) == -one
 
 
 def test_dealer_up_card_comes_from_the_spec():
     """Caribbean Stud turns the dealer's fifth card up (seed 003); the online game its top card."""
-    seen = {}
-
-    class Recorder:
-        def decide(self, view):
-            seen[name] = view.up_card
-            return "fold"
-
-    deck = list(range(52))
     for name, index in (("caribbean_stud", 4), ("casino_stud", 0)):
-        spec = load_spec(name)
-        stud.play_round(spec, deck, Recorder(), ["1.00"], meter="10000.00" if spec.progressive else None)
-        assert seen[name] == deck[5 + index]
+        dealer = load_spec(name).deals("dealer")
+        assert len(dealer) == 1 and dealer[0].cards == 5 and dealer[0].face_up == [index]
 
 
 def test_random_stud_procedures_replay_and_keep_invariants():
@@ -307,8 +329,8 @@ def test_random_stud_procedures_replay_and_keep_invariants():
     tables = set()
     for _ in range(300):
         n = rng.randint(1, spec.seats)
-        rnd = stud.StudRound(spec, balances=[rng.choice([None, "3.00", "9.00"]) for _ in range(n)],
-                             meter="10000.00")
+        rnd = rules_engine.RulesRound(spec, balances=[rng.choice([None, "3.00", "9.00"]) for _ in range(n)],
+                                      meter="10000.00")
         for i in range(n):
             try:
                 rnd.place_wager(seat=i, wager="ante", amount=rng.choice(["1.00", "2.50", "2.75"]))
@@ -335,7 +357,7 @@ def test_random_stud_procedures_replay_and_keep_invariants():
                     rnd.void_seat(seat=i, reason=exc.reason)
         result = rnd.result()
         tables.add(result.table)
-        again = stud.replay_stud(spec, rnd.events)
+        again = rules_engine.replay_rules(spec, rnd.events)
         assert again.events == rnd.events and again.result() == result
         for seat, count in zip(result.seats, counts):
             if seat.status in ("dead", "rejected"):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from certify.games import engine
-from certify.spec import load_spec
+from certify.spec import SPECS_DIR, load_spec, parse_spec, read_yaml
 
 kernels = pytest.importorskip("certify.games.kernels")
 
@@ -32,10 +32,17 @@ def _decks(seed: int) -> np.ndarray:
 def _engine_nets(spec, deck) -> dict[str, Fraction]:
     games = engine(spec)
     strategy = games.strategy_from_spec(spec)
-    if spec.family == "stud":
-        prog = spec.progressive is not None
-        rnd = games.play_round(spec, deck, strategy, ["1.00"], [prog],
-                               meter=spec.progressive.meter_reset if prog else None)
+    if spec.family == "rules":  # the stud games: one seat, the progressive when the game has one
+        prog = "progressive" in spec.wagers
+        rnd = games.RulesRound(spec, balances=[None])
+        rnd.place_wager(seat=0, wager="ante", amount="1.00")
+        if prog:
+            rnd.place_wager(seat=0, wager="progressive", amount="1.00")
+        if rnd.locks_out:
+            rnd.lock_out()
+        rnd.deal(hands=[deck[0:5]], dealer=deck[5:10])
+        if rnd.legal_actions(0):
+            rnd.act(seat=0, action=strategy.decide(rnd.view(0)))
         net = rnd.result().seats[0].net
         out = {"main": net["ante"] + net.get("bet", Decimal(0))}
         if prog:
@@ -68,9 +75,10 @@ def test_agreement_check_catches_a_wrong_payout():
     """Negative control: an engine paying a full house 8 to 1 instead of 7 disagrees with the kernel."""
     spec = load_spec("casino_stud")
     kernel = kernels.kernel_for(spec)
-    data = spec.model_dump(mode="json")
-    data["bet"]["pays"]["full_house"] = "8"
-    wrong = type(spec).model_validate(data)
+    path = SPECS_DIR / "casino_stud.yaml"
+    data = read_yaml(path)
+    data["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"]["full_house"] = 8
+    wrong = parse_spec(data, path)
     decks = _decks(5)
     events, _ = kernel.events(decks)
     disagreements = 0

@@ -8,7 +8,9 @@ from fractions import Fraction
 
 import pytest
 
-from certify.games import holdem_bonus, kernels, mulligan, stud
+from certify.games import holdem_bonus, kernels, mulligan
+from certify.hands import rank_hand
+from certify.rules import engine as rules_engine
 from certify.spec import load_spec
 from rng import shuffle, streams
 
@@ -17,15 +19,15 @@ ONE = Decimal(1)
 
 
 def _stud(spec, deck, strategy):
+    """A stud spec (rules model): the engine's pure ``settle`` of Ante and Bet, the progressive by
+    its pay line at the reset meter (the one place each is read, certify.rules.engine)."""
     player, dealer = tuple(deck[0:5]), tuple(deck[5:10])
-    view = stud.StudView(0, player, dealer[spec.dealer.up_card_index], ONE, ("fold", "bet"))
-    decision = strategy.decide(view)
-    net = stud.settle(spec, player, dealer, decision)
+    decision = strategy.decide(rules_engine.RulesView(0, player, ONE, ("fold", "bet")))
+    net = rules_engine.settle(spec, player, dealer, decision)
     out = {"main": sum(net.values(), Decimal(0))}
-    if spec.progressive is not None:
-        award = stud.progressive_award(spec, stud.rank_hand(player), spec.progressive.meter_reset) \
-            if decision == "bet" or spec.progressive.paid_on_fold else None
-        out["progressive"] = (award if award is not None else Decimal(0)) - spec.progressive.wager
+    if "progressive" in spec.wagers:
+        w = spec.wagers["progressive"]
+        out["progressive"] = rules_engine._side_net(spec, w, w.min, rank_hand(player), folded=decision == "fold")
     return out
 
 
@@ -53,7 +55,7 @@ def _holdem(spec, deck, strategy):
     return {"main": main, "bonus": net["bonus"]}
 
 
-PER_ROUND = {"stud": (stud, _stud), "mulligan": (mulligan, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
+PER_ROUND = {"rules": (rules_engine, _stud), "mulligan": (mulligan, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
 
 
 @pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan",

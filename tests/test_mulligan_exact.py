@@ -17,8 +17,9 @@ import pytest
 from numba import njit
 
 from certify import hands
-from certify.analysis import mulligan, mulligan_exact as me, stud
+from certify.analysis import mulligan, mulligan_exact as me
 from certify.analysis.frequencies import class_values
+from certify.rules import counting
 from certify.cards import parse_cards
 
 ACE_HIGH = 12 << 16
@@ -57,16 +58,16 @@ def _disjoint_pairs(first, new, offsets):
 @pytest.fixture(scope="module")
 def card_level():
     """The card-level count of (below, equal, above) over every player hand of a value."""
-    hands5 = stud._colex_hands()
+    hands5 = counting._colex_hands()
     values = class_values()
     dense5 = np.searchsorted(values, hands.rank_batch(hands5))
-    classes = stud.suit_classes()
+    classes = counting.suit_classes()
     rep_values = hands.rank_batch(classes.reps)
     size = int(SUBSET_OFFSETS[-1])
 
     def subset_counts(select):
         counts = np.zeros(size, np.int64)
-        _count_subsets(hands5, select, stud._BINOM, SUBSET_OFFSETS, counts)
+        _count_subsets(hands5, select, counting._BINOM, SUBSET_OFFSETS, counts)
         return counts
 
     def counts(value: int, stands_value: int) -> tuple[int, int, int]:

@@ -44,10 +44,10 @@ def test_procedures_cover_the_rules(results):
                 if Decimal(net) > 0 and seat["hand"]:
                     paid[(r.spec, wager)].add(seat["hand"].replace(" ", "_"))
     for name in ("caribbean_stud", "casino_stud"):
-        spec = load_spec(name)
-        assert _lines(spec.bet.pays.odds) <= paid[(name, "bet")]
+        pays = load_spec(name).wagers["bet"].settle.versus_dealer.win_pays
+        assert {key for key in HAND_KEYS if pays[key] is not None} <= paid[(name, "bet")]
     carib = load_spec("caribbean_stud")
-    assert _lines(carib.progressive.pays.entry) <= paid[("caribbean_stud", "progressive")]
+    assert _lines(carib.wagers["progressive"].settle.progressive.pays.entry) <= paid[("caribbean_stud", "progressive")]
     for name in ("five_card_mulligan",):
         spec = load_spec(name)
         assert _lines(spec.pays.odds) <= paid[(name, "ante")]
@@ -137,8 +137,8 @@ scenarios:
     ("    source: s\n", "    source: s\n    colour: red\n", "scenario 'one': colour: unknown field"),
     ("cards: [AS, KS", "cards: [AX, KS", "scenario 'one': seats[0].cards: bad card 'AX'"),
     ("cards: [AH, KD", "cards: [AS, KD", "scenario 'one': dealer.cards: card As is also in seats[0].cards"),
-    ('bet: "200.00"', 'bett: "200.00"', "scenario 'one': expect.seats[0].net.bett: not a stud wager"),
-    ("actions: [bet]", "actions: [raise]", "scenario 'one': seats[0].actions: 'raise' is not a stud action"),
+    ('bet: "200.00"', 'bett: "200.00"', "scenario 'one': expect.seats[0].net.bett: not a casino_stud wager"),
+    ("actions: [bet]", "actions: [raise]", "scenario 'one': seats[0].actions: 'raise' is not a casino_stud action"),
     ('ante: "1.00"}, cards', "ante: 1.5}, cards", "scenario 'one': seats[0].wagers.ante: expected an exact amount"),
     ("    expect: {table: played, seats: [{status: played, net: {ante: \"1.00\", bet: \"200.00\"}}]}\n", "",
      "scenario 'one': expect: required field is missing"),

@@ -47,13 +47,19 @@ def test_pay_tables_are_every_pays_and_odds_field():
 
     data = load_spec("casino_stud").model_dump(mode="json")
     tables = run_module.pay_tables(data)
-    assert "bet.pays" in tables and "ante_pays" in tables
-    assert tables["bet.pays"]["royal_flush"] in (100, "100")
+    assert set(tables) == {"wagers.ante.settle.versus_dealer", "wagers.bet.settle.versus_dealer"}
+    assert tables["wagers.bet.settle.versus_dealer"]["win_pays"]["royal_flush"] in (100, "100")
     from certify.report import paytable_identity
 
     before = paytable_identity(tables)
-    data["bet"]["pays"]["flush"] = 4
-    assert paytable_identity(run_module.pay_tables(data)) != before
+    changed = json.loads(json.dumps(data))
+    changed["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"]["flush"] = 4
+    assert paytable_identity(run_module.pay_tables(changed)) != before
+    changed = json.loads(json.dumps(data))  # the Ante's odds against a non-qualifying dealer are a pay line too
+    changed["wagers"]["ante"]["settle"]["versus_dealer"]["dealer_not_qualifying"] = 2
+    assert paytable_identity(run_module.pay_tables(changed)) != before
+    carib = run_module.pay_tables(load_spec("caribbean_stud").model_dump(mode="json"))
+    assert "wagers.progressive.settle.progressive.pays" in carib
 
 
 def test_procedure_fixtures_are_found_by_spec_name():

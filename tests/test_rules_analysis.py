@@ -1,6 +1,6 @@
 """Exact PAR sheets from the rules model (certify.rules.analysis): Three Card Poker against the
 published figures, the derived strategy, rule changes moving the figures by the combinatorics,
-the counting against brute force, and (slow) Caribbean Stud's exact integers reproduced."""
+the counting against brute force (Caribbean and Casino Stud: tests/test_rules_stud.py)."""
 
 from decimal import Decimal
 from fractions import Fraction
@@ -138,7 +138,7 @@ def test_five_card_hands_counted_by_rank_profiles_agree_with_brute_force():
     # player and up card checked against the evaluator over the dealer's 163,185 hidden hands
     from certify.cards import parse_cards
 
-    spec = load_spec(ROOT / "fixtures" / "rules" / "caribbean_stud.yaml")
+    spec = load_spec("caribbean_stud")
     rules = analysis.one_decision(spec)
     t = analysis.hand_tables(rules.ranking, rules.k)
     players = [sorted(parse_cards(text)) for text in
@@ -205,26 +205,6 @@ def test_a_one_decision_game_whose_non_qualifying_dealer_has_action_is_refused(t
         rnd.deal(hands=[parse_cards(player)], dealer=parse_cards("JH 9D 4S"))
         rnd.act(seat=0, action="play")
         assert rnd.result().seats[0].net == {"ante": Decimal(ante), "play": Decimal(0)}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud"])
-def test_the_generic_analysis_reproduces_the_stud_games_exactly(golden_sheet, name):
-    # the model version of specs/<name>.yaml, counted by the generic machinery, gives the stud
-    # family's exact integers: every event, pay, combination count and wager, every wager
-    model = analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / f"{name}.yaml"))
-    family = golden_sheet(name)
-    assert [w.name for w in model.wagers] == [w.name for w in family.wagers]
-    for mine, theirs in zip(model.wagers, family.wagers):
-        assert [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in mine.rows] == \
-            [(r.event, r.pays, r.combinations, r.wagered, r.meter_share) for r in theirs.rows]
-    # the derived strategy, per category and per hand ranks and up-card rank, as the family charted it
-    def keyed(table):
-        return {(row["category"], row.get("hand"), row.get("up_card")): row for row in table}
-    mine, theirs = keyed(model.main.strategy_table), keyed(family.main.strategy_table)
-    assert mine.keys() == theirs.keys()
-    for key, row in theirs.items():
-        assert (mine[key]["bet"], mine[key]["fold"] + mine[key]["bet"]) == (row["bet"], row["combinations"]), key
 
 
 # ---------------------------------------------------------------- Let It Ride (backward induction)

@@ -7,27 +7,37 @@ import pytest
 import yaml
 
 from certify.rules.model import DealStep, DecideStep, RulesSpec
-from certify.spec import HAND_KEYS, SpecError, StudSpec, load_spec
+from certify.spec import HAND_KEYS, MulliganSpec, SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
-CARIBBEAN = ROOT / "fixtures" / "rules" / "caribbean_stud.yaml"
+CARIBBEAN = ROOT / "specs" / "caribbean_stud.yaml"
 
 
-def test_the_caribbean_stud_model_says_what_the_family_spec_says():
-    model, family = load_spec(CARIBBEAN), load_spec("caribbean_stud")
-    assert isinstance(model, RulesSpec) and isinstance(family, StudSpec)
+def test_the_caribbean_stud_model_says_what_the_family_spec_said():
+    # the rules of the retired stud-family spec (up_card_index 4, Bet 2x, pays 100/50/.../1/1, a
+    # non-qualifying dealer paying the Ante 1:1, the progressive lines, Ante 1.00-2.50, AKJ83)
+    from certify.cards import parse_cards
+    from certify.hands import rank_hand
+
+    model = load_spec(CARIBBEAN)
+    assert isinstance(model, RulesSpec)
     assert model.family == "rules" and model.unit == "ante"
     assert [type(s) for s in model.steps] == [DealStep, DealStep, DecideStep]
-    assert model.deals("dealer")[0].face_up == [family.dealer.up_card_index]
-    assert model.option("bet").add == {"bet": family.bet.multiple_of_ante}
-    assert model.dealer.qualifies == family.dealer.qualifies
+    assert model.deals("dealer")[0].face_up == [4]
+    assert model.option("bet").add == {"bet": 2}
     bet = model.wagers["bet"].settle.versus_dealer
-    assert [bet.win_pays[k] for k in type(family.bet.pays).model_fields] == family.bet.pays.as_list()
-    assert model.wagers["ante"].settle.versus_dealer.dealer_not_qualifying == family.non_qualifying_dealer.ante_pays
-    assert model.wagers["progressive"].settle.progressive.pays == family.progressive.pays
-    assert (model.wagers["ante"].min, model.wagers["ante"].max) == (family.wagers["ante"].min, family.wagers["ante"].max)
-    assert model.strategy.decisions["bet_or_fold"][0].at_least == family.strategy.bet_at_least
-    assert model.threshold_value(model.dealer.qualifies) == family.dealer.qualifies.value()
+    assert [bet.win_pays[k] for k in HAND_KEYS] == [1, 1, 2, 3, 4, 5, 7, 20, 50, 100]
+    assert model.wagers["ante"].settle.versus_dealer.dealer_not_qualifying == 1
+    assert (bet.tie, bet.dealer_not_qualifying) == ("push", "push")
+    pays = model.wagers["progressive"].settle.progressive.pays
+    assert [(k, e and (e.meter_percent, e.amount)) for k in HAND_KEYS if (e := getattr(pays, k))] == [
+        ("flush", (None, Decimal("50.00"))), ("full_house", (None, Decimal("100.00"))),
+        ("quads", (None, Decimal("500.00"))), ("straight_flush", (Decimal(10), None)), ("royal_flush", (Decimal(100), None))]
+    assert (model.wagers["ante"].min, model.wagers["ante"].max) == (Decimal("1.00"), Decimal("2.50"))
+    assert model.threshold_value(model.strategy.decisions["bet_or_fold"][0].at_least) == rank_hand(parse_cards("AS KD JC 8H 3D"))
+    q = model.threshold_value(model.dealer.qualifies)
+    assert q == model.dealer.qualifies.value()
+    assert rank_hand(parse_cards("AS QD JC 9H 8D")) < q <= rank_hand(parse_cards("AS KD 4C 3H 2D"))  # Ace-King or better
 
 
 def test_a_dumped_model_validates_back_to_itself():
@@ -49,7 +59,7 @@ def _line_of(path, needle):
 
 
 @pytest.mark.parametrize("old, new, needle, field, expected", [
-    ("add: {bet: 2}", "add: {bett: 2}", "bett", "steps.2.options.1.add.bett", "made: decision"),
+    ("add: {bet: 2}", "add: {bett: 2}", "{bett:", "steps.2.options.1.add.bett", "made: decision"),
     ("straight: 4, trips: 3", "straight: 4, trips: 3, three_pair: 1", "three_pair",
      "wagers.bet.settle.versus_dealer.win_pays.three_pair", "'royal_flush', got 'three_pair'"),
     ("pair: 1, high_card: 1}", "pair: 1}", "win_pays", "wagers.bet.settle.versus_dealer.win_pays", "missing high_card"),
@@ -58,9 +68,9 @@ def _line_of(path, needle):
     ("{win: 1, tie: push, dealer_not_qualifying: 1}", "{win: 1, tie: push}", "versus_dealer: {win",
      "wagers.ante.settle.versus_dealer.dealer_not_qualifying", "required when the dealer has a qualifier"),
     ("min: \"1.00\"", "min: 1.5", "min: 1.5", "wagers.ante.min", "not a float"),
-    ("- {option: fold}", "- {option: surrender}", "surrender", "strategy.decisions.bet_or_fold.1.option",
+    ("- {option: fold}", "- {option: surrender}", "{option: surrender", "strategy.decisions.bet_or_fold.1.option",
      "expected one of fold, bet"),
-    ("qualifies: {category: high_card", "qualifies: {category: high_cards", "qualifies",
+    ("qualifies: {category: high_card", "qualifies: {category: high_cards", "qualifies: {",
      "dealer.qualifies.category", "high_cards"),
     ("ranking: five_card", "ranking: four_card", "ranking:", "ranking", "four_card"),
     ("{deal: player, cards: 5}", "{deal: player, cards: 7}", "steps:", "steps", "hand holds 7 cards"),
@@ -80,7 +90,7 @@ def test_a_bad_rule_names_file_line_field_and_expectation(tmp_path, old, new, ne
 
 def test_a_wrong_model_tag_and_a_missing_block_are_refused(tmp_path):
     with pytest.raises(SpecError, match=r":4: model: expected 'rules/1'"):
-        load_spec(_write(tmp_path, "model: rules/1", "model: rules/9"))
+        load_spec(_write(tmp_path, "\nmodel: rules/1", "\n\n\nmodel: rules/9"))
     data = yaml.safe_load(CARIBBEAN.read_text())
     del data["steps"]
     path = tmp_path / "caribbean_stud.yaml"
@@ -90,13 +100,12 @@ def test_a_wrong_model_tag_and_a_missing_block_are_refused(tmp_path):
 
 
 def test_the_family_specs_load_as_before():
-    spec = load_spec("caribbean_stud")
-    assert isinstance(spec, StudSpec) and spec.family == "stud"
-    assert spec.bet.multiple_of_ante == Decimal(2)
+    spec = load_spec("five_card_mulligan")
+    assert isinstance(spec, MulliganSpec) and spec.family == "mulligan"
+    assert spec.raise_.multiple_of_ante == Decimal(1)
 
 
-FAMILY_SPECS = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
-                "texas_holdem_bonus", "texas_holdem_bonus_2x"]
+FAMILY_SPECS = ["five_card_mulligan", "five_card_mulligan_online", "texas_holdem_bonus", "texas_holdem_bonus_2x"]
 
 
 @pytest.mark.parametrize("name", FAMILY_SPECS)

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from certify.hands import CATEGORY_NAMES, Category, rank_hand
+from certify.rules.model import RulesSpec
 from certify.cards import parse_cards
 from certify.spec import (
-    HAND_KEYS, SPECS_DIR, HoldemBonusSpec, MulliganSpec, SpecError, StudSpec, category_key,
+    HAND_KEYS, SPECS_DIR, HoldemBonusSpec, MulliganSpec, SpecError, category_key,
     key_category, load_spec, spec_names,
 )
 
@@ -33,14 +34,16 @@ def test_hand_keys_match_category_names():
 
 def test_rules_read_from_the_seeds():
     carib = load_spec("caribbean_stud")
-    assert isinstance(carib, StudSpec)
+    assert isinstance(carib, RulesSpec)
     assert carib.wagers["ante"].max == Decimal("2.50")
-    assert carib.bet.multiple_of_ante == 2
-    assert [carib.bet.pays.odds(c) for c in reversed(Category)] == [100, 50, 20, 7, 5, 4, 3, 2, 1, 1]
-    assert carib.progressive.pays.entry(Category.ROYAL_FLUSH).meter_percent == 100
-    assert carib.progressive.pays.entry(Category.STRAIGHT_FLUSH).meter_percent == 10
-    assert carib.progressive.pays.entry(Category.STRAIGHT) is None
-    assert load_spec("casino_stud").progressive is None
+    assert carib.option("bet").add == {"bet": 2}
+    pays = carib.wagers["bet"].settle.versus_dealer.win_pays
+    assert [pays[category_key(c)] for c in reversed(Category)] == [100, 50, 20, 7, 5, 4, 3, 2, 1, 1]
+    progressive = carib.wagers["progressive"].settle.progressive.pays
+    assert progressive.entry(Category.ROYAL_FLUSH).meter_percent == 100
+    assert progressive.entry(Category.STRAIGHT_FLUSH).meter_percent == 10
+    assert progressive.entry(Category.STRAIGHT) is None
+    assert set(load_spec("casino_stud").wagers) == {"ante", "bet"}  # no progressive
     online, inventor = load_spec("five_card_mulligan_online"), load_spec("five_card_mulligan")
     assert isinstance(inventor, MulliganSpec)
     assert inventor.bonus.paid_when == "always"
@@ -80,11 +83,11 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize("name,old,new,expected", [
-    ("caribbean_stud", "  multiple_of_ante: 2", "  multiple_of_ante: 0",
-     ":{line}: bet.multiple_of_ante: expected a multiple > 0, got 0"),
-    ("casino_stud", "    two_pair: 2\n", "",
-     ": bet.pays.two_pair: required field is missing"),
-    ("casino_stud", "hand_size: 5\n", "hand_size: 5\nhouse_rules: 1\n",
+    ("caribbean_stud", "add: {bet: 2}", "add: {bet: 0}",
+     ":{line}: steps.2.options.1.add.bet: expected a multiple > 0, got 0"),
+    ("casino_stud", "two_pair: 2, ", "",
+     ": wagers.bet.settle.versus_dealer.win_pays: missing two_pair"),
+    ("casino_stud", "seats: 1\n", "seats: 1\nhouse_rules: 1\n",
      ":{line}: house_rules: unknown field"),
     ("casino_stud", "seats: 1", "seats: one", ": seats: Input should be a valid integer"),
     ("five_card_mulligan", "ties: push", "ties: [push",
@@ -97,13 +100,16 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
      ": wagers.ante: expected max >= min"),
     ("texas_holdem_bonus_2x", "    aces: 30", "    aces: -30",
      ": bonus.pays.aces: expected odds >= 0"),
-    ("caribbean_stud", "family: stud", "family: baccarat", ": family: expected family one of"),
+    ("five_card_mulligan", "family: mulligan", "family: baccarat", ": family: expected family one of"),
+    ("caribbean_stud", "model: rules/1", "model: rules/9", ":2: model: expected 'rules/1'"),
     ("caribbean_stud", "name: caribbean_stud", "name: caribbean_stud_v2", ": name: expected 'caribbean_stud'"),
-    ("caribbean_stud", "  progressive: {min", "  side_bet: {min", "wagers: unknown wager 'side_bet'"),
+    ("five_card_mulligan", '  bonus: {min', '  side_bet: {min', "wagers: unknown wager 'side_bet'"),
+    ("caribbean_stud", "{option: bet, at_least", "{option: raise, at_least",
+     ": strategy.decisions.bet_or_fold.0.option: expected one of fold, bet, got 'raise'"),
     ("five_card_mulligan", "  paid_when: always", "  paid_when: sometimes",
      ": bonus.paid_when: expected 'always', 'player_beats_dealer' or 'player_beats_or_ties_dealer'"),
     ("caribbean_stud", "    quads: {amount: \"500.00\"}", "    quads: {amount: \"500.005\"}",
-     ": progressive.pays.quads.amount: expected whole cents"),
+     ": wagers.progressive.settle.progressive.pays.quads.amount: expected whole cents"),
     ("texas_holdem_bonus", "preflop_fold: [32o,", "preflop_fold: [33o,",
      ": strategy.preflop_fold: expected a starting hand class"),
 ])
@@ -169,7 +175,7 @@ def test_dumped_spec_validates_to_the_same_spec(mode):
         assert type(spec).model_validate(data) == spec
     dumped = load_spec("caribbean_stud").model_dump(mode="json")
     assert dumped["dealer"]["qualifies"]["ranks"] == ["A", "K"]
-    assert dumped["progressive"]["pays"]["pair"] == "lose"
+    assert dumped["wagers"]["progressive"]["settle"]["progressive"]["pays"]["pair"] == "lose"
 
 
 def test_preflop_fold_classes_are_normalised_high_rank_first():

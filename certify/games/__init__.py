@@ -1,5 +1,6 @@
-"""Game engines, one module per family: ``stud`` (Caribbean Stud, Casino Stud), ``mulligan``
-(Five Card Mulligan), ``holdem_bonus`` (Texas Hold'em Bonus). Shared machinery in ``base``.
+"""Game engines, one module per family: ``mulligan`` (Five Card Mulligan), ``holdem_bonus`` (Texas
+Hold'em Bonus); a rules-model spec (Caribbean Stud, Casino Stud, Three Card Poker, ...) is played by
+``certify.rules.engine``. Shared machinery in ``base``.
 
 Each family module offers the same names: ``settle`` (pure settlement of one seat on cards, the
 reference for the simulation kernels), ``settle_values`` (the same on hand values), the round
@@ -13,12 +14,11 @@ import importlib
 from types import ModuleType
 
 FAMILY_MODULES = {
-    "stud": "certify.games.stud",
     "mulligan": "certify.games.mulligan",
     "holdem_bonus": "certify.games.holdem_bonus",
     "rules": "certify.rules.engine",  # rules-model specs: one engine reading the model
 }
-ROUND_CLASSES = {"stud": "StudRound", "mulligan": "MulliganRound", "holdem_bonus": "HoldemRound",
+ROUND_CLASSES = {"mulligan": "MulliganRound", "holdem_bonus": "HoldemRound",
                  "rules": "RulesRound"}
 
 

@@ -1,4 +1,5 @@
-"""The compiled bulk engines: one numba kernel per game family, for millions of rounds.
+"""The compiled bulk engines: one numba kernel per game family, for millions of rounds (a rules-model
+spec, ``family`` "rules", is played by the one kernel of ``certify.rules.kernel``).
 
 A kernel plays one seat per deck with the spec's strategy and tallies, per wager, how many rounds
 ended in each outcome event and the net money of those rounds. The per-round engines in this
@@ -10,7 +11,6 @@ odds, so money is exact. Events are named as the PAR sheet's return table names 
 (``certify.analysis``), which is how the simulation's tallies meet the exact probabilities.
 
 How a shuffled deck is dealt (positions in the deck row):
-- stud: player 0-4, dealer 5-9.
 - mulligan: player 0-4, dealer 5-9; a player's mulligan takes the next five (10-14), then a
   dealer's redraw takes the next five after that (10-14 if the player stood, else 15-19).
 - hold'em bonus: player hole 0-1, dealer hole 2-3, board 4-8 (flop 4-6, turn 7, river 8).
@@ -114,81 +114,6 @@ class Kernel:
             out[f"{w.name}.counts"] = counts
             out[f"{w.name}.money"] = counts * w.scaled_nets
         return out
-
-
-# ---------------------------------------------------------------------------------- stud
-def stud_kernel(spec) -> Kernel:
-    if spec.strategy.name != "threshold":
-        raise KernelError(f"{spec.name}: the bulk kernel plays threshold strategies; "
-                          f"strategy {spec.strategy.name!r} is analysed, not simulated")
-    ante_win = _frac(spec.ante_pays)
-    mult = _frac(spec.bet.multiple_of_ante)
-    odds = [_frac(o) for o in spec.bet.pays.as_list()]
-    events = ["fold", "dealer does not qualify"] + [f"win with {n}" for n in CATEGORY_NAMES] + ["tie", "lose"]
-    nets = ([Fraction(-1), _frac(spec.non_qualifying_dealer.ante_pays)]
-            + [ante_win + mult * o if o is not None else ante_win - mult for o in odds]
-            + [Fraction(0), -(1 + mult)])
-    main = WagerEvents("main", events, nets, _scale(nets))
-    wagers = [main]
-    params = {"threshold": spec.strategy.bet_at_least.value(),
-              "qualify": spec.dealer.qualifies.value(),
-              "main_nets": main.scaled_nets}
-    prog = spec.progressive
-    prog_paid = np.zeros(N_CATEGORIES, dtype=np.int64)  # event index + 1 of each category, 0 = no win
-    if prog is not None:
-        wager = _frac(prog.wager)
-        meter = _frac(prog.meter_reset)
-        pevents, pnets = [], []
-        for c in reversed(range(N_CATEGORIES)):
-            entry = prog.pays.entry(c)
-            if entry is None:
-                continue
-            award = _frac(entry.amount) if entry.amount is not None else _frac(entry.meter_percent) / 100 * meter
-            prog_paid[c] = len(pevents) + 1
-            pevents.append(CATEGORY_NAMES[c])
-            pnets.append(award / wager - 1)
-        pevents.append("no win")
-        pnets.append(Fraction(-1))
-        pw = WagerEvents("progressive", pevents, pnets, _scale(pnets))
-        wagers.append(pw)
-        params["prog_nets"] = pw.scaled_nets
-        params["prog_paid_on_fold"] = bool(prog.paid_on_fold)
-    params["prog_paid"] = prog_paid
-    params["has_prog"] = prog is not None
-    return Kernel("stud", 10, 10, wagers, "5", params)
-
-
-@njit(cache=True)
-def _stud_rounds(decks, threshold, qualify, prog_paid, has_prog, paid_on_fold, ev, dealt):
-    n_no_win = 0
-    for c in range(N_CATEGORIES):
-        n_no_win = max(n_no_win, prog_paid[c])
-    for r in range(decks.shape[0]):
-        d = decks[r]
-        pv = eval5_nb(d[0], d[1], d[2], d[3], d[4])
-        pc = pv >> 20
-        dealt[r] = pc
-        bets = pv >= threshold
-        if not bets:
-            ev[r, 0] = 0
-        else:
-            dv = eval5_nb(d[5], d[6], d[7], d[8], d[9])
-            if dv < qualify:
-                ev[r, 0] = 1
-            elif pv > dv:
-                ev[r, 0] = 2 + pc
-            elif pv == dv:
-                ev[r, 0] = 2 + N_CATEGORIES
-            else:
-                ev[r, 0] = 3 + N_CATEGORIES
-        if has_prog:
-            e = prog_paid[pc]
-            ev[r, 1] = e - 1 if e > 0 and (bets or paid_on_fold) else n_no_win
-
-
-def _rounds_stud(decks, p, ev, dealt):
-    _stud_rounds(decks, p["threshold"], p["qualify"], p["prog_paid"], p["has_prog"],
-                 p.get("prog_paid_on_fold", False), ev, dealt)
 
 
 # ------------------------------------------------------------------------------ mulligan
@@ -378,9 +303,9 @@ def _rules_kernel(spec) -> Kernel:
     return rules_kernel(spec)
 
 
-_ROUNDS = {"stud": _rounds_stud, "mulligan": _rounds_mulligan, "holdem_bonus": _rounds_holdem,
+_ROUNDS = {"mulligan": _rounds_mulligan, "holdem_bonus": _rounds_holdem,
            "rules": _rounds_rules}
-_BUILDERS = {"stud": stud_kernel, "mulligan": mulligan_kernel, "holdem_bonus": holdem_kernel,
+_BUILDERS = {"mulligan": mulligan_kernel, "holdem_bonus": holdem_kernel,
              "rules": _rules_kernel}
 
 

@@ -12,7 +12,7 @@ How it counts (the cycle is every player hand x every up card x every dealer hid
 2. Dealer hands holding the up cards U and none of the player's cards P, valued below a threshold
    t, by inclusion-exclusion over P's cards: ``sum over A subset of P of (-1)^|A| N(U + A, t)``.
    Five-card hands: N by rank profiles, the flushes corrected suit by suit
-   (``certify.rules.counting``, the stud solver's counting, about 1.5-2 s for the whole stud cycle);
+   (``certify.rules.counting``, about 1.5-2 s of CPU for the whole Caribbean Stud cycle);
    other hand sizes: N read from a table of every card set S of up to k cards (its row: the dense
    values of the k-card hands holding S, ascending; a binary search gives N).
 3. Three thresholds per (hand, up cards) -- the qualifier, the player's value, and the next value --
@@ -699,7 +699,7 @@ def _pay_table_sheet(name: str, w, counts: Counts, folds: np.ndarray) -> WagerSh
 
 
 def _progressive_sheet(name: str, w, counts: Counts) -> WagerSheet:
-    """Per player hand, by category (as certify.analysis.stud counts the progressive)."""
+    """Per player hand, by category: the progressive is paid on the player's own five cards."""
     rules, category, weights = counts.rules, counts.category, counts.weights
     prog = w.settle.progressive
     wager = _fraction(w.min)
