@@ -432,8 +432,10 @@ def _rtp_test(name: str, wager, sheet, counts, money, alpha: float):
     from certify.stats.gof import mean_return_test
 
     nets = wager.scaled_nets.astype(np.float64) / wager.scale
+    by_event = {row.event: row for row in sheet.rows}
+    probabilities = [float(by_event[event].probability) for event in wager.events]  # kernel order
     test = mean_return_test(counts, nets, float(sheet.expected_return), sheet.std_dev, alpha=alpha,
-                            name=f"{name}: RTP")
+                            name=f"{name}: RTP", probabilities=probabilities)
     d = test.details
     rtp = {"rounds": d["rounds"], "observed_rtp": 1 + d["observed_mean"], "theoretical_rtp": 1 + d["expected_mean"],
            "ci_level": d["ci_level"], "ci_low": 1 + d["ci_low"], "ci_high": 1 + d["ci_high"],

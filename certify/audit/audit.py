@@ -478,7 +478,8 @@ class Auditor:
                 keys = [k for k in cells]
                 out.append(mean_return_test(np.array([counts[k] for k in keys], dtype=np.float64),
                                             np.array([float(k) for k in keys]), float(wager.expected_return),
-                                            wager.std_dev, alpha=self.alpha, name=name + "RTP"))
+                                            wager.std_dev, alpha=self.alpha, name=name + "RTP",
+                                            probabilities=[float(cells[k]) for k in keys]))
         return out
 
     def decision_cost(self) -> dict | None:
