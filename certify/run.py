@@ -344,6 +344,86 @@ def preflight(spec_path: Path, profile: RunProfile, issued_at: datetime | None =
     engine_kernel(str(spec_path), None)
 
 
+def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, seed: int, workers: int,
+                                   progress: Progress, use_cache: bool, part, sections: dict[str, Any],
+                                   sizes: dict[str, Any], findings: list[str]) -> None:
+    """The parts after the batteries (they do not depend on them), into ``sections``."""
+    no_cache_reason = RECOMPUTE_PROFILES.get(chosen.name, "" if use_cache else "--no-cache")
+    par = part("PAR sheet", lambda: par_sheet_section(game, progress, not no_cache_reason, no_cache_reason))
+    if par:
+        sections["par_sheet"] = par[1]
+        sim = part("Simulation", lambda: simulation_section(spec_path, par[0], chosen.rounds, seed, ALPHA,
+                                                             workers, progress))
+        if sim:
+            sections["simulation"] = sim
+            sizes["simulated rounds"] = sim["rounds"]
+    else:
+        findings.append("Simulation not run: it needs the PAR sheet.")
+    fixtures = procedure_fixtures(game.name)
+    if fixtures:
+        sections["procedures"] = part("Procedures", lambda: procedures_section(fixtures, progress))
+    else:
+        findings.append(f"Procedures not run: no fixture in fixtures/procedures names spec {game.name!r}.")
+    return fixtures
+
+
+class _Concurrent:
+    """One part run in a forked process beside the rest of the run: the batteries (minutes of
+    numba compilation when cold, single-threaded) overlap the PAR sheet and the simulation, which
+    do not depend on them. The part's value, or the exception it raised, comes back through a
+    pipe; a process that dies without an answer is an error, never a silent pass."""
+
+    def __init__(self, process, receiver):
+        self.process, self.receiver = process, receiver
+
+    @classmethod
+    def start(cls, fn: Callable[[], Any], workers: int) -> "_Concurrent | None":
+        """Start ``fn`` in a forked process; None where that is not wanted (one worker) or possible."""
+        from multiprocessing import get_all_start_methods, get_context
+
+        if workers < 2 or "fork" not in get_all_start_methods():
+            return None
+        context = get_context("fork")
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=cls._child, args=(fn, sender), daemon=True)
+        process.start()
+        sender.close()
+        return cls(process, receiver)
+
+    @staticmethod
+    def _child(fn: Callable[[], Any], sender) -> None:
+        start = time.perf_counter()
+        try:
+            outcome = ("value", fn())
+        except BaseException as exc:  # noqa: BLE001 - every failure goes back to the run
+            outcome = ("error", exc)
+        elapsed = round(time.perf_counter() - start, 2)
+        try:
+            sender.send(outcome + (elapsed,))
+        except Exception as exc:  # an exception that does not pickle: its text still goes back
+            sender.send(("error", RuntimeError(f"{type(outcome[1]).__name__}: {outcome[1]} ({exc})"), elapsed))
+        sender.close()
+
+    def result(self) -> tuple[Any, float]:
+        """The part's value and its own time; re-raises the exception it raised."""
+        try:
+            kind, value, elapsed = self.receiver.recv()
+        except EOFError:
+            self.process.join()
+            raise RuntimeError(f"the RNG battery process ended without a result (exit code "
+                               f"{self.process.exitcode})") from None
+        self.process.join()
+        if kind == "error":
+            raise value
+        return value, elapsed
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+        self.receiver.close()
+
+
 def report_basename(game) -> str:
     """The report's file name without suffix: ``<game>-<spec version>``."""
     return f"{game.name}-{game.version}"
@@ -387,27 +467,29 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
             timings[name] = round(time.perf_counter() - start, 2)
 
     sizes: dict[str, Any] = {}
-    got = part("RNG and shuffle batteries",
-               lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))
+    batteries = "RNG and shuffle batteries"
+    pending = _Concurrent.start(lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress),
+                                workers)
+    try:
+        if pending is None:
+            got = part(batteries, lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))
+        else:
+            timings[batteries] = 0.0  # the report lists the parts in their usual order
+        fixtures = _par_simulation_and_procedures(game, spec_path, chosen, seed, workers, progress, use_cache,
+                                                  part, sections, sizes, findings)
+        if pending is not None:
+            before = len(findings)
+            got = part(batteries, pending.result)
+            if got:
+                got, timings[batteries] = got
+            elif len(findings) > before:
+                findings.insert(0, findings.pop())  # where the sequential run states it: first
+    finally:
+        if pending is not None:
+            pending.stop()
     if got:
-        sections["rng"], sections["shuffle"], sizes = got
-    no_cache_reason = RECOMPUTE_PROFILES.get(chosen.name, "" if use_cache else "--no-cache")
-    par = part("PAR sheet", lambda: par_sheet_section(game, progress, not no_cache_reason, no_cache_reason))
-    if par:
-        sections["par_sheet"] = par[1]
-        sim = part("Simulation", lambda: simulation_section(spec_path, par[0], chosen.rounds, seed, ALPHA,
-                                                             workers, progress))
-        if sim:
-            sections["simulation"] = sim
-            sizes["simulated rounds"] = sim["rounds"]
-    else:
-        findings.append("Simulation not run: it needs the PAR sheet.")
-    fixtures = procedure_fixtures(game.name)
-    if fixtures:
-        sections["procedures"] = part("Procedures", lambda: procedures_section(fixtures, progress))
-    else:
-        findings.append(f"Procedures not run: no fixture in fixtures/procedures names spec {game.name!r}.")
-
+        sections = {"rng": got[0], "shuffle": got[1], **sections}
+        sizes = {**got[2], **sizes}
     spec_data = game.model_dump(mode="json")
     data = ReportInput(
         product=Product(game=game.title, spec=game.name, spec_version=str(game.version),

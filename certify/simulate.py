@@ -203,6 +203,8 @@ def _local_results(config: RunConfig, todo: list[tuple[int, int]], workers: int)
     # guard. Safe here: a worker derives its own DRBG from (seed, chunk) and never touches a
     # DRBG of the parent (a forked DRBG refuses to generate anyway: rng.drbg's fork check).
     method = "fork" if "fork" in get_all_start_methods() else "spawn"
+    if method == "fork" and todo:  # compile (or load) the kernels once, here: the workers inherit them
+        run_chunk(config, todo[0][0], min(todo[0][1], 64))
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context(method)) as pool:
         pending = {}
         queue = list(todo)

@@ -91,11 +91,8 @@ def _published_from(sheet: WagerSheet, moved: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_the_command_passes_our_own_table_and_fails_a_moved_row(tmp_path):
-    from certify.analysis import par_sheet
-    from certify.spec import load_spec
-
-    main = par_sheet(load_spec("caribbean_stud")).main
+def test_the_command_passes_our_own_table_and_fails_a_moved_row(tmp_path, golden_sheet):
+    main = golden_sheet("caribbean_stud").main
     good = _write(tmp_path, _published_from(main))
     result = CliRunner().invoke(cli, ["analyze", "caribbean_stud", "--compare", str(good)])
     assert result.exit_code == 0, result.output

@@ -194,12 +194,10 @@ def test_a_second_runner_on_one_checkpoint_is_refused(partial):
     assert _cli_resume(partial).exit_code == 0  # released: the next run may have it
 
 
-def test_the_report_says_where_the_chunks_came_from(whole, monkeypatch):
-    from certify.analysis import par_sheet
+def test_the_report_says_where_the_chunks_came_from(whole, monkeypatch, golden_sheet):
     from certify.run import simulation_section
-    from certify.spec import load_spec
 
     monkeypatch.setattr(sim, "simulate", lambda *a, **k: whole[0])
-    section = simulation_section(sim.resolve_spec_path(SPEC), par_sheet(load_spec(SPEC)), ROUNDS, 7, 0.01, 1,
+    section = simulation_section(sim.resolve_spec_path(SPEC), golden_sheet(SPEC), ROUNDS, 7, 0.01, 1,
                                  lambda _: None)
     assert section["checkpoint"] == "all 8 chunks played in this run (none from a checkpoint)"

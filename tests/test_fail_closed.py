@@ -363,13 +363,11 @@ def test_the_rtp_rule_is_one_rule():
         assert inside == t.passed
 
 
-def test_simulate_run_and_report_carry_the_statistics_layers_verdicts():
+def test_simulate_run_and_report_carry_the_statistics_layers_verdicts(golden_sheet):
     from certify import simulate as sim
-    from certify.analysis import par_sheet
-    from certify.spec import load_spec
 
     result = sim.simulate("casino_stud", 20 * 4096, seed=3, chunk_rounds=4096, fault="naive-shuffle")
-    verification = sim.verify(result, par_sheet(load_spec("casino_stud")))
+    verification = sim.verify(result, golden_sheet("casino_stud"))
     for wager, rtp in verification.rtp.items():
         test = next(t for t in verification.tests if t.name == f"{wager}: RTP")
         assert rtp["passed"] is test.passed

@@ -189,3 +189,49 @@ def test_rng_and_shuffle_sections_from_a_small_real_battery():
     assert content["section_status"]["rng"] in ("pass", "fail")
     assert content["sections"]["rng"]["family"]["name"].startswith("RNG, shuffle and draw batteries")
     assert len(content["sections"]["rng"]["kat"]) == 3 and content["sections"]["shuffle"]["tests"]
+
+
+def test_batteries_beside_the_other_parts_give_the_same_report(tmp_path, monkeypatch):
+    """With two workers the batteries run in a forked process while the PAR sheet, simulation and
+    procedures run here; the report is the one of the sequential run (one worker) but for the workers."""
+    from datetime import datetime, timezone
+
+    from certify.report import identify
+    from certify.stats.battery import resolve_profile
+
+    small = resolve_profile("quick", bits=20_000, sequences=1, decks=500, small_decks=500)
+    monkeypatch.setitem(run_module.PROFILES, "tiny", run_module.RunProfile("tiny", small, 1_000, 4_096))
+    monkeypatch.setattr(run_module, "par_sheet_section", _missing("analysis"))
+    inventory = identify.software_inventory
+    cache: dict = {}
+    monkeypatch.setattr(identify, "software_inventory", lambda *a, **k: cache.setdefault(
+        repr((a, sorted(k.items()))), inventory(*a, **k)))
+    when = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    one = run_module.run("casino_stud", "tiny", 7, tmp_path / "one", workers=1, issued_at=when)
+    two = run_module.run("casino_stud", "tiny", 7, tmp_path / "two", workers=2, issued_at=when)
+    assert list(one["timings"]) == list(two["timings"])
+    report = json.loads(two["paths"]["json"].read_text())
+    assert report["section_status"]["rng"] in ("pass", "fail") and report["sections"]["rng"]["tests"]
+    assert any(f["text"].startswith("PAR sheet not run") for f in report["findings"])
+    sequential = json.loads(one["paths"]["json"].read_text())
+    assert (sequential["methodology"]["workers"], report["methodology"]["workers"]) == (1, 2)
+    sequential["methodology"]["workers"] = 2  # the one difference the report states, and so
+    assert sequential.pop("report_id") != report.pop("report_id")  # the report id, a digest of it all
+    assert sequential == report
+
+
+@pytest.mark.parametrize("how", ["raises", "dies"])
+def test_a_battery_process_that_fails_or_dies_stops_the_run_with_no_report(tmp_path, monkeypatch, how):
+    import os
+
+    def fail(*_args, **_kwargs):
+        if how == "dies":
+            os._exit(3)
+        raise RuntimeError("battery broke")
+
+    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", fail)
+    monkeypatch.setattr(run_module, "par_sheet_section", _missing("analysis"))
+    message = "battery broke" if how == "raises" else "ended without a result \\(exit code 3\\)"
+    with pytest.raises(RuntimeError, match=message):
+        run_module.run("casino_stud", "quick", 5, tmp_path / "reports", workers=2)
+    assert not (tmp_path / "reports").exists() or list((tmp_path / "reports").iterdir()) == []
