@@ -53,11 +53,17 @@ def rank_reference(rows: list[int]) -> int:
 @pytest.mark.parametrize("M", [1, 13, 63, 64, 65, 127, 128, 129, 500, 1000])
 def test_packed_berlekamp_massey_matches_textbook(M):
     g = rng(M)
-    blocks = 70 if M < 100 else 40 if M < 600 else 8  # 70: two sets of 64 bit-sliced blocks
+    # 300: a full set of 256 bit-sliced blocks and a partial one (44 lanes: one word partly used,
+    # three empty); 70: one set with a word boundary inside
+    blocks = 300 if M < 100 else 70 if M < 200 else 40 if M < 600 else 8
     x = g.integers(0, 2, blocks * M, dtype=np.uint8)
-    # add structured blocks: all zeros, a single one at the end, a low-degree LFSR
+    # add structured blocks: all zeros, a single one at the end, ones at the word and set boundaries
     x[:M] = 0
     x[2 * M - 1] = 1
+    for k in (63, 64, 255, 256):
+        if k < blocks:
+            x[k * M:(k + 1) * M] = 0
+            x[(k + 1) * M - 1 - k % 7] = 1
     got = linear_complexities(x, blocks, M)
     want = [bm_reference(x[k * M:(k + 1) * M].tolist()) for k in range(blocks)]
     assert got.tolist() == want

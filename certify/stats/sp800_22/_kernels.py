@@ -1,5 +1,6 @@
-"""Compiled hot loops: GF(2) rank of packed matrices, bit-sliced Berlekamp-Massey, Maurer's
-universal accumulation and a general (possibly periodic) non-overlapping template scan."""
+"""Compiled hot loops: GF(2) rank of packed matrices, bit-sliced Berlekamp-Massey (256 blocks at
+once), Maurer's universal accumulation and a general (possibly periodic) non-overlapping template
+scan."""
 
 from __future__ import annotations
 
@@ -48,128 +49,212 @@ def gf2_ranks(bits, n_matrices, rows, cols):
     return ranks
 
 
-@njit(cache=True, nogil=True)
-def _sliced_at_most(planes, k, lanes):
-    """Mask of the lanes whose bit-sliced value (planes[p] = bit p of every lane) is <= k."""
-    below = _ZERO
-    equal = lanes
-    for p in range(planes.size - 1, -1, -1):
-        if (k >> p) & 1:
-            below |= equal & ~planes[p]
-            equal &= planes[p]
-        else:
-            equal &= ~planes[p]
-    return below | equal
+# Berlekamp-Massey runs on 256 blocks at once: four 64-bit words per bit-sliced quantity, held in
+# four scalars (d0..d3, g0..g3, ...) so LLVM keeps them in registers and emits 256-bit AVX2 ops.
+# ~1.3-1.9x faster than one word of 64 blocks (loaded machine, interleaved runs); the numbers it
+# computes are the same textbook step.
+LANE_WORDS = 4
 
 
 @njit(cache=True, nogil=True)
-def _sliced_max(planes, lanes):
-    best = 0
-    candidates = lanes
-    for p in range(planes.size - 1, -1, -1):
-        hit = candidates & planes[p]
-        if hit != _ZERO:
-            best |= 1 << p
-            candidates = hit
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _sliced_min(planes, lanes):
-    best = 0
-    candidates = lanes
-    for p in range(planes.size - 1, -1, -1):
-        miss = candidates & ~planes[p]
-        if miss != _ZERO:
-            candidates = miss
-        else:
-            best |= 1 << p
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _sliced_reflect(planes, k, lanes):
-    """value <- k - value in ``lanes`` (k >= value there): a ripple-borrow subtraction per plane."""
-    borrow = _ZERO
-    for p in range(planes.size):
-        b = planes[p]
-        if (k >> p) & 1:
-            diff = ~(b ^ borrow)
-            borrow = b & borrow
-        else:
-            diff = b ^ borrow
-            borrow = b | borrow
-        planes[p] = (b & ~lanes) | (diff & lanes)
+def _slice_blocks(bits, first, width, M, R):
+    """R[M-1-j, w] bit b = bit j of block first + 64 w + b (zero for lanes past ``width``)."""
+    for w in range(LANE_WORDS):
+        lo = 64 * w
+        hi = min(width, lo + 64)
+        for j in range(M):
+            word = _ZERO
+            for b in range(lo, hi):
+                word |= np.uint64(bits[(first + b) * M + j]) << np.uint64(b - lo)
+            R[M - 1 - j, w] = word
 
 
 @njit(cache=True, nogil=True)
 def linear_complexities(bits, n_blocks, M):
-    """Berlekamp-Massey linear complexity of each M-bit block, 64 blocks at once (bit-sliced).
+    """Berlekamp-Massey linear complexity of each M-bit block, 256 blocks at once (bit-sliced).
 
-    Bit b of every word belongs to block b: R[M-1-j] holds bit j of the 64 blocks, C[i] the i-th
-    coefficient of their connection polynomials, L their lengths (one word per bit of L). Each
-    step is the textbook step for all 64 blocks with masks instead of branches: d = the blocks
-    whose discrepancy is 1, g = those of them where 2L <= N (L <- N+1-L, B <- C). x^(N-m) B is kept
-    already shifted (Bst[base + i]; the shift by x is base -= 1), so m is never needed. Per block
-    the degrees obey deg C <= L and deg x^(N-m)B <= N+1-L, so the loops stop at the largest L
-    (discrepancy) and at max(L_max, N+2-L_min) (update): about M^2/4 word operations per 64
-    blocks, with no data-dependent branch."""
+    Bit b of word w belongs to block 64 w + b: R[M-1-j] holds bit j of the blocks, C[i] the i-th
+    coefficient of their connection polynomials, Lp[p] bit p of their lengths L. Each step is the
+    textbook step for all blocks with masks instead of branches: d = the blocks whose discrepancy
+    is 1, g = those of them where 2L <= N (L <- N+1-L, B <- C). x^(N-m) B is kept already
+    shifted (Bst[base + i]; the shift by x is base -= 1), so m is never needed. Per block the
+    degrees obey deg C <= L and deg x^(N-m)B <= N+1-L, so the loops stop at the largest L
+    (discrepancy) and at max(L_max, N+2-L_min) (update): about M^2/4 word operations per block
+    set, with no data-dependent branch."""
     out = np.empty(n_blocks, dtype=np.int64)
-    R = np.empty(M, dtype=np.uint64)
-    C = np.empty(M + 3, dtype=np.uint64)
-    Bst = np.empty(2 * M + 6, dtype=np.uint64)
+    R = np.empty((M, LANE_WORDS), dtype=np.uint64)
+    C = np.empty((M + 3, LANE_WORDS), dtype=np.uint64)
+    Bst = np.empty((2 * M + 6, LANE_WORDS), dtype=np.uint64)
     n_planes = 1
     while (1 << n_planes) <= M + 1:
         n_planes += 1
-    Lp = np.empty(n_planes, dtype=np.uint64)
-    for first in range(0, n_blocks, 64):
-        width = min(64, n_blocks - first)
-        lanes = _ALL if width == 64 else (_ONE << np.uint64(width)) - _ONE
-        for j in range(M):
-            R[j] = _ZERO
-        for b in range(width):
-            base = (first + b) * M
-            for j in range(M):
-                R[M - 1 - j] |= np.uint64(bits[base + j]) << np.uint64(b)
-        for i in range(M + 3):
-            C[i] = _ZERO
-        for i in range(2 * M + 6):
-            Bst[i] = _ZERO
-        for p in range(n_planes):
-            Lp[p] = _ZERO
-        C[0] = _ALL
+    Lp = np.empty((n_planes, LANE_WORDS), dtype=np.uint64)
+    lanes = np.empty(LANE_WORDS, dtype=np.uint64)
+    for first in range(0, n_blocks, 64 * LANE_WORDS):
+        width = min(64 * LANE_WORDS, n_blocks - first)
+        for w in range(LANE_WORDS):
+            k = width - 64 * w
+            lanes[w] = _ALL if k >= 64 else (_ZERO if k <= 0 else (_ONE << np.uint64(k)) - _ONE)
+        _slice_blocks(bits, first, width, M, R)
+        C[:, :] = _ZERO
+        Bst[:, :] = _ZERO
+        Lp[:, :] = _ZERO
+        C[0, :] = lanes
         base_b = M + 3
-        Bst[base_b + 1] = _ALL  # B = 1, m = -1: at N = 0, x^(N-m) B = x
+        Bst[base_b + 1, :] = lanes  # B = 1, m = -1: at N = 0, x^(N-m) B = x
         l_min = 0
         l_max = 0
         top = 1
         for N in range(M):
             start = M - 1 - N
-            d = _ZERO
+            d0 = _ZERO
+            d1 = _ZERO
+            d2 = _ZERO
+            d3 = _ZERO
             for i in range(l_max + 1):
-                d ^= C[i] & R[start + i]
-            d &= lanes
-            g = _ZERO
-            if d != _ZERO:
-                g = d & _sliced_at_most(Lp, N >> 1, lanes)
-                if g != _ZERO:
-                    _sliced_reflect(Lp, N + 1, g)
-                    l_min = _sliced_min(Lp, lanes)
-                    l_max = _sliced_max(Lp, lanes)
-            keep = ~g
+                d0 ^= C[i, 0] & R[start + i, 0]
+                d1 ^= C[i, 1] & R[start + i, 1]
+                d2 ^= C[i, 2] & R[start + i, 2]
+                d3 ^= C[i, 3] & R[start + i, 3]
+            g0 = _ZERO
+            g1 = _ZERO
+            g2 = _ZERO
+            g3 = _ZERO
+            if (d0 | d1 | d2 | d3) != _ZERO:
+                # g = d & (L <= N // 2): bit-sliced comparison, most significant plane first
+                k = N >> 1
+                lt0 = _ZERO
+                lt1 = _ZERO
+                lt2 = _ZERO
+                lt3 = _ZERO
+                eq0 = lanes[0]
+                eq1 = lanes[1]
+                eq2 = lanes[2]
+                eq3 = lanes[3]
+                for p in range(n_planes - 1, -1, -1):
+                    if (k >> p) & 1:
+                        lt0 |= eq0 & ~Lp[p, 0]
+                        lt1 |= eq1 & ~Lp[p, 1]
+                        lt2 |= eq2 & ~Lp[p, 2]
+                        lt3 |= eq3 & ~Lp[p, 3]
+                        eq0 &= Lp[p, 0]
+                        eq1 &= Lp[p, 1]
+                        eq2 &= Lp[p, 2]
+                        eq3 &= Lp[p, 3]
+                    else:
+                        eq0 &= ~Lp[p, 0]
+                        eq1 &= ~Lp[p, 1]
+                        eq2 &= ~Lp[p, 2]
+                        eq3 &= ~Lp[p, 3]
+                g0 = d0 & (lt0 | eq0)
+                g1 = d1 & (lt1 | eq1)
+                g2 = d2 & (lt2 | eq2)
+                g3 = d3 & (lt3 | eq3)
+                if (g0 | g1 | g2 | g3) != _ZERO:
+                    l_min, l_max = _reflect_lengths(Lp, N + 1, g0, g1, g2, g3, lanes)
             for i in range(top + 1):
-                c = C[i]
-                s = Bst[base_b + i]
-                C[i] = c ^ (s & d)
-                Bst[base_b + i] = (s & keep) | (c & g)
+                j = base_b + i
+                c = C[i, 0]
+                s = Bst[j, 0]
+                C[i, 0] = c ^ (s & d0)
+                Bst[j, 0] = (s & ~g0) | (c & g0)
+                c = C[i, 1]
+                s = Bst[j, 1]
+                C[i, 1] = c ^ (s & d1)
+                Bst[j, 1] = (s & ~g1) | (c & g1)
+                c = C[i, 2]
+                s = Bst[j, 2]
+                C[i, 2] = c ^ (s & d2)
+                Bst[j, 2] = (s & ~g2) | (c & g2)
+                c = C[i, 3]
+                s = Bst[j, 3]
+                C[i, 3] = c ^ (s & d3)
+                Bst[j, 3] = (s & ~g3) | (c & g3)
             base_b -= 1
             top = max(top, l_max, N + 2 - l_min)  # never shrinks: entries above stay zero
         for b in range(width):
+            w = b >> 6
+            shift = np.uint64(b & 63)
             v = 0
             for p in range(n_planes):
-                v |= int((Lp[p] >> np.uint64(b)) & _ONE) << p
+                v |= int((Lp[p, w] >> shift) & _ONE) << p
             out[first + b] = v
     return out
+
+
+@njit(cache=True, nogil=True)
+def _reflect_lengths(Lp, k, g0, g1, g2, g3, lanes):
+    """L <- k - L in the blocks of mask g (k >= L there: a ripple-borrow subtraction per plane);
+    returns (min L, max L) over all lanes."""
+    r0 = _ZERO
+    r1 = _ZERO
+    r2 = _ZERO
+    r3 = _ZERO
+    for p in range(Lp.shape[0]):
+        v0 = Lp[p, 0]
+        v1 = Lp[p, 1]
+        v2 = Lp[p, 2]
+        v3 = Lp[p, 3]
+        if (k >> p) & 1:
+            f0 = ~(v0 ^ r0)
+            f1 = ~(v1 ^ r1)
+            f2 = ~(v2 ^ r2)
+            f3 = ~(v3 ^ r3)
+            r0 &= v0
+            r1 &= v1
+            r2 &= v2
+            r3 &= v3
+        else:
+            f0 = v0 ^ r0
+            f1 = v1 ^ r1
+            f2 = v2 ^ r2
+            f3 = v3 ^ r3
+            r0 |= v0
+            r1 |= v1
+            r2 |= v2
+            r3 |= v3
+        Lp[p, 0] = (v0 & ~g0) | (f0 & g0)
+        Lp[p, 1] = (v1 & ~g1) | (f1 & g1)
+        Lp[p, 2] = (v2 & ~g2) | (f2 & g2)
+        Lp[p, 3] = (v3 & ~g3) | (f3 & g3)
+    # the largest and smallest value over the lanes: narrow the candidates plane by plane
+    l_max = 0
+    l_min = 0
+    hi0 = lanes[0]
+    hi1 = lanes[1]
+    hi2 = lanes[2]
+    hi3 = lanes[3]
+    lo0 = hi0
+    lo1 = hi1
+    lo2 = hi2
+    lo3 = hi3
+    for p in range(Lp.shape[0] - 1, -1, -1):
+        v0 = Lp[p, 0]
+        v1 = Lp[p, 1]
+        v2 = Lp[p, 2]
+        v3 = Lp[p, 3]
+        h0 = hi0 & v0
+        h1 = hi1 & v1
+        h2 = hi2 & v2
+        h3 = hi3 & v3
+        if (h0 | h1 | h2 | h3) != _ZERO:
+            l_max |= 1 << p
+            hi0 = h0
+            hi1 = h1
+            hi2 = h2
+            hi3 = h3
+        m0 = lo0 & ~v0
+        m1 = lo1 & ~v1
+        m2 = lo2 & ~v2
+        m3 = lo3 & ~v3
+        if (m0 | m1 | m2 | m3) != _ZERO:
+            lo0 = m0
+            lo1 = m1
+            lo2 = m2
+            lo3 = m3
+        else:
+            l_min |= 1 << p
+    return l_min, l_max
 
 
 @njit(cache=True, nogil=True)
