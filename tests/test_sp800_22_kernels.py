@@ -208,7 +208,11 @@ def test_universal_sum_matches_loop():
     for i in range(Q, Q + K):
         total += math.log2(i + 1 - last.get(codes[i], 0))
         last[codes[i]] = i + 1
-    assert universal_sum(codes.astype(np.int64), L, Q, K) == pytest.approx(total, rel=1e-12)
+    from certify.stats.sp800_22._kernels import LOG2_TABLE_SIZE, log2_table
+    got = universal_sum(codes.astype(np.int64), L, Q, K, log2_table(LOG2_TABLE_SIZE))
+    assert got == pytest.approx(total, rel=1e-12)
+    # distances past the table take np.log2 itself: the same sum to the last bit
+    assert universal_sum(codes.astype(np.int64), L, Q, K, log2_table(8)) == got
 
 
 def test_walk_cycles_match_a_direct_count():
@@ -265,10 +269,11 @@ def test_half_length_dft_counts_the_reference_peaks(n):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 100, 5000])
 def test_walk_extremes_and_cumulative_sums_against_cumsum(n):
-    from certify.stats.sp800_22._kernels import walk_extremes
+    from certify.stats.sp800_22._kernels import walk_extremes, walk_visits
     for x in (rng(n).integers(0, 2, n, dtype=np.uint8), np.ones(n, np.uint8), np.zeros(n, np.uint8)):
         s = np.cumsum(2 * x.astype(np.int64) - 1)
         total, hi, lo = walk_extremes(x)
+        assert walk_visits(x)[3:] == (total, hi, lo)  # run_all's shared pass gives the same extremes
         assert total == s[-1]
         assert (hi, lo) == ((s[:-1].max(), s[:-1].min()) if n > 1 else (0, 0))
         r = nist.cumulative_sums(x, enforce_minimums=False)
@@ -277,11 +282,12 @@ def test_walk_extremes_and_cumulative_sums_against_cumsum(n):
 
 
 def test_block_codes_and_short_cyclic_counts():
+    from certify.stats.sp800_22._common import packed_bits
     from certify.stats.sp800_22._kernels import block_codes
     x = rng(5).integers(0, 2, 1000, dtype=np.uint8)
     for L in (1, 6, 16):
         count = x.size // L
-        assert block_codes(x, count, L).tolist() == (x[: count * L].reshape(count, L) @ (1 << np.arange(L - 1, -1, -1))).tolist()
+        assert block_codes(packed_bits(x), count, L).tolist() == (x[: count * L].reshape(count, L) @ (1 << np.arange(L - 1, -1, -1))).tolist()
     short = np.array([1, 0, 1], np.uint8)  # fewer bits than m: the windows wrap more than once
     ext = "101" * 3
     want = np.zeros(2 ** 5, np.int64)

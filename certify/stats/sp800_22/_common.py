@@ -49,6 +49,16 @@ def shared(x: np.ndarray, key: Any, compute: Callable[[], Any],
     return results[key]
 
 
+def packed_bits(x: np.ndarray) -> np.ndarray:
+    """``x`` packed MSB first (np.packbits) with 8 zero bytes after, so a kernel may read a whole
+    word at any bit; once per sequence in run_all."""
+    def pack() -> np.ndarray:
+        out = np.zeros((x.size + 7) // 8 + 8, dtype=np.uint8)
+        out[: (x.size + 7) // 8] = np.packbits(x)
+        return out
+    return shared(x, "packed", pack)
+
+
 def as_bits(bits: Any) -> np.ndarray:
     """Coerce the input into a contiguous 1-D uint8 array of 0/1.
 

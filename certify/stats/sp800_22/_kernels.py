@@ -258,28 +258,46 @@ def _reflect_lengths(Lp, k, g0, g1, g2, g3, lanes):
 
 
 @njit(cache=True, nogil=True)
-def block_codes(bits, count, L):
-    """The first ``count`` non-overlapping L-bit blocks as integers, most significant bit first."""
+def block_codes(packed, count, L):
+    """The first ``count`` non-overlapping L-bit blocks (L <= 16) as integers, most significant bit
+    first, from the bits packed MSB first with at least 2 bytes of padding (``packed_bits``): each
+    block is cut out of the 24 bits at its first byte, a few operations instead of L."""
     codes = np.empty(count, dtype=np.int64)
+    mask = (1 << L) - 1
     for i in range(count):
-        code = 0
-        for j in range(i * L, (i + 1) * L):
-            code = (code << 1) | bits[j]
-        codes[i] = code
+        bit = i * L
+        byte = bit >> 3
+        window = (np.int64(packed[byte]) << 16) | (np.int64(packed[byte + 1]) << 8) | np.int64(packed[byte + 2])
+        codes[i] = (window >> (24 - (bit & 7) - L)) & mask
     return codes
 
 
+# log2 of the distances below this come from a table (the same np.log2, computed once): distances
+# are geometric with mean 2^L, so nearly all are in it.
+LOG2_TABLE_SIZE = 1 << 16
+
+
+@njit(cache=True)
+def log2_table(size):
+    out = np.zeros(size)
+    for d in range(1, size):
+        out[d] = np.log2(d)
+    return out
+
+
 @njit(cache=True, nogil=True)
-def universal_sum(codes, L, Q, K):
+def universal_sum(codes, L, Q, K, log2d):
     """Sum of log2 distances to the previous occurrence of each L-bit block (section 2.9.4).
-    Blocks are numbered from 1; a value not seen in the Q initialisation blocks has 'last seen' 0."""
+    Blocks are numbered from 1; a value not seen in the Q initialisation blocks has 'last seen' 0.
+    ``log2d[d]`` = np.log2(d) for the distances d it covers (``log2_table``)."""
     table = np.zeros(1 << L, dtype=np.int64)
     for i in range(Q):
         table[codes[i]] = i + 1
     total = 0.0
     for i in range(Q, Q + K):
         c = codes[i]
-        total += np.log2(i + 1 - table[c])
+        d = i + 1 - table[c]
+        total += log2d[d] if d < log2d.size else np.log2(d)
         table[c] = i + 1
     return total
 
@@ -402,16 +420,23 @@ def walk_extremes(bits):
 
 @njit(cache=True, nogil=True)
 def walk_visits(bits):
-    """One pass over the +/-1 walk S' = 0, S_1..S_n, 0 (sections 2.14/2.15): the number of
+    """One pass over the +/-1 walk S' = 0, S_1..S_n, 0 (sections 2.13-2.15): the number of
     cycles J; v[i, k] = cycles visiting state i (-4..-1, 1..4) exactly k times (k = 5: >= 5);
-    xi[s + 9] = total visits to state s in -9..9."""
+    xi[s + 9] = total visits to state s in -9..9; and ``walk_extremes``'s (S_n, max, min), so in
+    run_all the three walk tests share one pass."""
+    n = bits.size
     s = 0
     J = 0
+    hi = 0 if n < 2 else 2 * np.int64(bits[0]) - 1  # the extremes run over S_1..S_(n-1)
+    lo = hi
     current = np.zeros(8, dtype=np.int64)
     v = np.zeros((8, 6), dtype=np.int64)
     xi = np.zeros(19, dtype=np.int64)
-    for k in range(bits.size):
+    for k in range(n):
         s += 1 if bits[k] else -1
+        if k < n - 1:
+            hi = max(hi, s)
+            lo = min(lo, s)
         if s == 0:
             J += 1
             for i in range(8):
@@ -426,7 +451,7 @@ def walk_visits(bits):
         J += 1
         for i in range(8):
             v[i, min(current[i], 5)] += 1
-    return J, v, xi
+    return J, v, xi, s, hi, lo
 
 
 @njit(cache=True, nogil=True)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 from scipy import special
 
-from ._common import as_bits, clean_p, computed_once, erfc, igamc, not_applicable, result
-from ._kernels import longest_runs, walk_extremes
+from ._common import as_bits, clean_p, computed_once, erfc, igamc, not_applicable, result, shared
+from ._kernels import longest_runs, walk_extremes, walk_visits
 
 
 def frequency(bits, alpha: float = 0.01, *, enforce_minimums: bool = True):
@@ -137,10 +137,11 @@ def cumulative_sums(bits, alpha: float = 0.01, *, enforce_minimums: bool = True)
     n = x.size
     if n < (100 if enforce_minimums else 1):
         return not_applicable("CumulativeSums", n, alpha, f"n = {n} < 100 bits")
-    # One compiled pass (int64: no overflow however long the input). Backward partial sums are
-    # S_n - S_(k-1), so their largest modulus is |S_n| or S_n minus the smallest / the largest
-    # S_k minus S_n over k < n.
-    total, hi, lo = (int(v) for v in walk_extremes(x))
+    # One compiled pass (int64: no overflow however long the input); in run_all, the pass of the
+    # excursion tests. Backward partial sums are S_n - S_(k-1), so their largest modulus is |S_n|
+    # or S_n minus the smallest / the largest S_k minus S_n over k < n.
+    walk = shared(x, "walk_visits", lambda: walk_visits(x), outside=lambda: None)
+    total, hi, lo = (int(v) for v in (walk_extremes(x) if walk is None else walk[3:]))
     z_fwd = max(abs(total), abs(hi), abs(lo)) if n > 1 else abs(total)
     z_bwd = max(abs(total), total - lo, hi - total) if n > 1 else abs(total)
     ps = [cusum_pvalue(n, z_fwd), cusum_pvalue(n, z_bwd)]

@@ -38,7 +38,7 @@ def random_excursions(bits, alpha: float = 0.01, *, min_cycles: int | None = Non
     """
     x = as_bits(bits)
     n = x.size
-    J, visits, _ = shared(x, "walk_visits", lambda: walk_visits(x))
+    J, visits = shared(x, "walk_visits", lambda: walk_visits(x))[:2]
     na = _too_few_cycles("RandomExcursions", n, alpha, J, min_cycles)
     if na is not None:
         return na
@@ -58,7 +58,7 @@ def random_excursions_variant(bits, alpha: float = 0.01, *, min_cycles: int | No
     """2.15 Random excursions variant: 18 p-values, states -9..-1, 1..9 (same J precondition)."""
     x = as_bits(bits)
     n = x.size
-    J, _, xi_all = shared(x, "walk_visits", lambda: walk_visits(x))
+    J, _, xi_all = shared(x, "walk_visits", lambda: walk_visits(x))[:3]
     na = _too_few_cycles("RandomExcursionsVariant", n, alpha, J, min_cycles)
     if na is not None:
         return na

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ._common import as_bits, erfc, not_applicable, result
-from ._kernels import block_codes, universal_sum
+from ._common import as_bits, computed_once, erfc, not_applicable, packed_bits, result
+from ._kernels import LOG2_TABLE_SIZE, block_codes, log2_table, universal_sum
 
 # Section 2.9.7: L by n (smallest n for each L from 6 to 16), and the table of
 # expectedValue(L) and variance(L) of section 2.9.4 step (5).
@@ -17,6 +17,11 @@ EXPECTED_VALUE = {1: 0.7326495, 2: 1.5374383, 3: 2.4016068, 4: 3.3112247, 5: 4.2
                   12: 11.168765, 13: 12.168070, 14: 13.167693, 15: 14.167488, 16: 15.167379}
 VARIANCE = {1: 0.690, 2: 1.338, 3: 1.901, 4: 2.358, 5: 2.705, 6: 2.954, 7: 3.125, 8: 3.238,
             9: 3.311, 10: 3.356, 11: 3.384, 12: 3.401, 13: 3.410, 14: 3.416, 15: 3.419, 16: 3.421}
+
+
+@computed_once
+def _log2_table():
+    return log2_table(LOG2_TABLE_SIZE)
 
 
 def universal(bits, alpha: float = 0.01, *, L: int | None = None, Q: int | None = None):
@@ -41,8 +46,8 @@ def universal(bits, alpha: float = 0.01, *, L: int | None = None, Q: int | None 
     K = n // L - Q
     if K < 1:
         return not_applicable("Universal", n, alpha, f"n = {n} leaves no test blocks for L = {L}, Q = {Q}")
-    codes = block_codes(x, Q + K, L)  # non-overlapping L-bit blocks
-    total = universal_sum(codes, L, Q, K)
+    codes = block_codes(packed_bits(x), Q + K, L)  # non-overlapping L-bit blocks
+    total = universal_sum(codes, L, Q, K, _log2_table())
     fn = total / K
     c = 0.7 - 0.8 / L + (4 + 32 / L) * K ** (-3 / L) / 15
     sigma = c * math.sqrt(VARIANCE[L] / K)
