@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from certify.stats import sp800_22 as nist
-from certify.stats.sp800_22._kernels import (cyclic_pattern_counts, gf2_ranks, linear_complexities, longest_runs,
-                                             nonoverlapping_scan, universal_sum)
+from certify.stats.sp800_22._common import packed_bits
+from certify.stats.sp800_22._kernels import (block_ones, cyclic_pattern_counts, cyclic_pattern_counts_packed, gf2_ranks,
+                                             linear_complexities, longest_runs, nonoverlapping_scan, universal_sum)
 from certify.stats.sp800_22.matrix import linear_complexity_probabilities, rank_probabilities
 from certify.stats.sp800_22.templates import (_block_window_counts, aperiodic_templates, is_aperiodic,
                                               overlapping_exact_probabilities, overlapping_poisson_probabilities)
@@ -165,10 +166,16 @@ def test_longest_runs_per_block():
     blocks[0] = 0
     blocks[1] = 1
     want = [max((len(run) for run in "".join(map(str, b)).split("0")), default=0) for b in blocks.tolist()]
-    assert longest_runs(blocks.ravel(), 200, 128).tolist() == want
+    assert longest_runs(packed_bits(blocks.ravel()), 200, 16).tolist() == want
+    assert block_ones(packed_bits(blocks.ravel()), 200, 16).tolist() == blocks.sum(axis=1).tolist()
+    runs = np.zeros((3, 24), np.uint8)  # runs across byte boundaries, ending a block, all ones
+    runs[0, 5:19] = 1
+    runs[1, 10:] = 1
+    runs[2] = 1
+    assert longest_runs(packed_bits(runs.ravel()), 3, 3).tolist() == [14, 14, 24]
 
 
-@pytest.mark.parametrize("m", [1, 2, 5, 11])
+@pytest.mark.parametrize("m", [1, 2, 5, 11, 16])
 def test_cyclic_pattern_counts_and_folding(m):
     from certify.stats.sp800_22.serial import fold
     x = rng(m).integers(0, 2, 3000, dtype=np.uint8)
@@ -179,6 +186,12 @@ def test_cyclic_pattern_counts_and_folding(m):
         want[int(ext[i:i + m], 2)] += 1
     got = cyclic_pattern_counts(x, m)
     assert got.tolist() == want.tolist()
+    # from the packed bits (3000 bits = 375 bytes), and on sequences of 1 and 2 bytes (the windows
+    # wrap more than once)
+    assert cyclic_pattern_counts_packed(packed_bits(x), 375, m).tolist() == want.tolist()
+    for short in (x[:8], x[:16]):
+        want_short = cyclic_pattern_counts(short, m)
+        assert cyclic_pattern_counts_packed(packed_bits(short), short.size // 8, m).tolist() == want_short.tolist()
     if m > 1:
         assert fold(got).tolist() == cyclic_pattern_counts(x, m - 1).tolist()
 
@@ -282,7 +295,6 @@ def test_walk_extremes_and_cumulative_sums_against_cumsum(n):
 
 
 def test_block_codes_and_short_cyclic_counts():
-    from certify.stats.sp800_22._common import packed_bits
     from certify.stats.sp800_22._kernels import block_codes
     x = rng(5).integers(0, 2, 1000, dtype=np.uint8)
     for L in (1, 6, 16):

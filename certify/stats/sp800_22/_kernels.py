@@ -345,6 +345,31 @@ def cyclic_pattern_counts(bits, m):
 
 
 @njit(cache=True, nogil=True)
+def cyclic_pattern_counts_packed(packed, n_bytes, m):
+    """``cyclic_pattern_counts`` for n = 8 n_bytes bits and m <= 16, from the packed bits: the
+    windows ending in byte b are cut from the 24 bits of bytes b-2..b (cyclically), eight
+    independent counts per byte instead of a serial rolling code (~1.5x faster). The windows end at
+    bits 16..n+15, which modulo n are all n cyclic windows once each."""
+    mask = (1 << m) - 1
+    counts = np.zeros(1 << m, dtype=np.int64)
+    for b in range(2, n_bytes + 2):
+        if b < n_bytes:
+            w = (np.int64(packed[b - 2]) << 16) | (np.int64(packed[b - 1]) << 8) | np.int64(packed[b])
+        else:  # the wrap-around
+            w = ((np.int64(packed[(b - 2) % n_bytes]) << 16) | (np.int64(packed[(b - 1) % n_bytes]) << 8)
+                 | np.int64(packed[b % n_bytes]))
+        counts[(w >> 7) & mask] += 1
+        counts[(w >> 6) & mask] += 1
+        counts[(w >> 5) & mask] += 1
+        counts[(w >> 4) & mask] += 1
+        counts[(w >> 3) & mask] += 1
+        counts[(w >> 2) & mask] += 1
+        counts[(w >> 1) & mask] += 1
+        counts[w & mask] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
 def block_window_counts(bits, n_blocks, M, m):
     """counts[j, c] = number of m-bit windows with value c lying wholly inside block j."""
     mask = (1 << m) - 1
@@ -380,20 +405,58 @@ def block_window_matches(bits, n_blocks, M, m, code):
 
 
 @njit(cache=True, nogil=True)
-def longest_runs(bits, n_blocks, M):
-    """Longest run of ones in each M-bit block."""
+def _byte_runs():
+    """Per byte value (MSB first): leading ones, trailing ones, longest run of ones inside it."""
+    lead = np.zeros(256, dtype=np.int64)
+    trail = np.zeros(256, dtype=np.int64)
+    inner = np.zeros(256, dtype=np.int64)
+    for v in range(256):
+        run = 0
+        for i in range(7, -1, -1):
+            run = run + 1 if (v >> i) & 1 else 0
+            inner[v] = max(inner[v], run)
+        trail[v] = run
+        i = 7
+        while i >= 0 and (v >> i) & 1:
+            lead[v] += 1
+            i -= 1
+    return lead, trail, inner
+
+
+@njit(cache=True, nogil=True)
+def longest_runs(packed, n_blocks, block_bytes):
+    """Longest run of ones in each block of ``block_bytes`` bytes of the packed bits (MSB first):
+    a byte at a time, from its leading/trailing ones and its inner run (~6x faster than a bit at
+    a time, whose data-dependent branch mispredicts on random bits)."""
+    lead, trail, inner = _byte_runs()
     out = np.zeros(n_blocks, dtype=np.int64)
     for j in range(n_blocks):
         best = 0
         run = 0
-        for i in range(j * M, (j + 1) * M):
-            if bits[i]:
-                run += 1
-                if run > best:
-                    best = run
+        for k in range(j * block_bytes, (j + 1) * block_bytes):
+            v = packed[k]
+            if v == 255:
+                run += 8
             else:
-                run = 0
-        out[j] = best
+                best = max(best, run + lead[v], inner[v])
+                run = trail[v]
+        out[j] = max(best, run)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def block_ones(packed, n_blocks, block_bytes):
+    """Number of ones in each block of ``block_bytes`` bytes of the packed bits."""
+    pop = np.zeros(256, dtype=np.int64)
+    for v in range(256):
+        for i in range(8):
+            pop[v] += (v >> i) & 1
+    out = np.zeros(n_blocks, dtype=np.int64)
+    for j in range(n_blocks):
+        total = 0
+        for k in range(j * block_bytes, (j + 1) * block_bytes):
+            total += pop[packed[k]]
+        out[j] = total
     return out
 
 

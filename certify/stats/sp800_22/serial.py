@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from ._common import as_bits, igamc, not_applicable, result, shared
-from ._kernels import cyclic_pattern_counts
+from ._common import as_bits, igamc, not_applicable, packed_bits, result, shared
+from ._kernels import cyclic_pattern_counts, cyclic_pattern_counts_packed
 
 
 # In the battery, one count of the Serial test's default 16-bit patterns serves every shorter m
@@ -15,13 +15,21 @@ from ._kernels import cyclic_pattern_counts
 SHARED_PATTERN_BITS = 16
 
 
+def cyclic_counts(x: np.ndarray, m: int) -> np.ndarray:
+    """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1 bits
+    (from the packed bits when n is whole bytes and m <= 16)."""
+    if x.size % 8 == 0 and x.size and m <= 16:
+        return cyclic_pattern_counts_packed(packed_bits(x), x.size // 8, m)
+    return cyclic_pattern_counts(x, m)
+
+
 def pattern_counts(x: np.ndarray, m: int) -> np.ndarray:
-    """Counts of the 2^m overlapping m-bit patterns of the sequence extended by its first m-1 bits."""
+    """``cyclic_counts``; in run_all, one count of SHARED_PATTERN_BITS bits folded down."""
     if m > SHARED_PATTERN_BITS:
-        return cyclic_pattern_counts(x, m)
-    counts = shared(x, "patterns", lambda: cyclic_pattern_counts(x, SHARED_PATTERN_BITS), outside=lambda: None)
+        return cyclic_counts(x, m)
+    counts = shared(x, "patterns", lambda: cyclic_counts(x, SHARED_PATTERN_BITS), outside=lambda: None)
     if counts is None:  # outside run_all: count these m bits
-        return cyclic_pattern_counts(x, m)
+        return cyclic_counts(x, m)
     for _ in range(SHARED_PATTERN_BITS - m):
         counts = fold(counts)
     return counts

@@ -85,7 +85,7 @@ def _four_step_twiddles(n1: int, n2: int) -> np.ndarray:
 
 
 def half_length_fft(z: np.ndarray) -> np.ndarray:
-    """FFT of z (length h), in natural order.
+    """FFT of z (length h), in natural order; z may be overwritten.
 
     For large h, the four-step transform: n2 FFTs of length n1, a twiddle multiply, then n1 of
     length n2, the last batch taken over the transposed array so the result comes out contiguous
@@ -96,9 +96,9 @@ def half_length_fft(z: np.ndarray) -> np.ndarray:
     if shape is None:
         return scipy.fft.fft(z, overwrite_x=True)
     n1, n2 = shape
-    B = scipy.fft.fft(z.reshape(n1, n2), axis=0)  # over j1, for each j2: B[k1, j2]
+    B = scipy.fft.fft(z.reshape(n1, n2), axis=0, overwrite_x=True)  # over j1, for each j2: B[k1, j2]
     B *= _four_step_twiddles(n1, n2)
-    return scipy.fft.fft(B.T, axis=0).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2]
+    return scipy.fft.fft(B.T, axis=0, overwrite_x=True).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2]
 
 
 def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
