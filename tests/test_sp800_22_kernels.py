@@ -196,6 +196,28 @@ def test_cyclic_pattern_counts_and_folding(m):
         assert fold(got).tolist() == cyclic_pattern_counts(x, m - 1).tolist()
 
 
+def test_packed_window_kernels_equal_the_bit_kernels():
+    """The packed-bit window counts (blocks of whole bytes, m <= 17) equal the bit-at-a-time ones,
+    on random and all-ones blocks, for every m, block sizes of 1 to 39 bytes, and any template."""
+    from certify.stats.sp800_22._kernels import (block_window_counts, block_window_counts_packed, block_window_matches,
+                                                 block_window_matches_packed)
+    g = rng(21)
+    for trial in range(60):
+        n_bytes = int(g.integers(1, 40))
+        x = g.integers(0, 2, 8 * n_bytes, dtype=np.uint8)
+        if trial % 5 == 0:
+            x[:] = 1
+        block_bytes = int(g.integers(1, n_bytes + 1))
+        N, M, m = n_bytes // block_bytes, 8 * block_bytes, int(g.integers(1, 18))
+        if m > M:
+            continue
+        packed = packed_bits(x)
+        assert block_window_counts_packed(packed, N, block_bytes, m).tolist() == block_window_counts(x, N, M, m).tolist()
+        for code in (int(g.integers(0, 1 << m)), (1 << m) - 1):
+            assert (block_window_matches_packed(packed, N, block_bytes, m, code).tolist()
+                    == block_window_matches(x, N, M, m, code).tolist())
+
+
 def test_block_window_counts_match_python():
     from certify.stats.sp800_22._kernels import block_window_matches
     x = rng(4).integers(0, 2, 3 * 200, dtype=np.uint8)

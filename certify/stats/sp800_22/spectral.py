@@ -98,7 +98,7 @@ def half_length_fft(z: np.ndarray) -> np.ndarray:
     n1, n2 = shape
     B = scipy.fft.fft(z.reshape(n1, n2), axis=0, overwrite_x=True)  # over j1, for each j2: B[k1, j2]
     B *= _four_step_twiddles(n1, n2)
-    return scipy.fft.fft(B.T, axis=0, overwrite_x=True).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2]
+    return scipy.fft.fft(B.T, axis=0).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2] (a new array, contiguous)
 
 
 def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:

@@ -7,8 +7,9 @@ import math
 import numpy as np
 from scipy import special
 
-from ._common import as_bits, computed_once, igamc, not_applicable, result
-from ._kernels import block_window_counts, block_window_matches, nonoverlapping_scan
+from ._common import as_bits, computed_once, igamc, not_applicable, packed_bits, result
+from ._kernels import (block_window_counts, block_window_counts_packed, block_window_matches,
+                       block_window_matches_packed, nonoverlapping_scan)
 
 
 def _template_array(t) -> np.ndarray:
@@ -46,8 +47,15 @@ def _aperiodic_codes(m: int) -> tuple[int, ...]:
     return tuple(int(t, 2) for t in aperiodic_templates(m))
 
 
+def _whole_bytes(M: int, m: int) -> bool:
+    """Blocks of whole bytes and windows of at most 17 bits: the packed kernels apply."""
+    return M % 8 == 0 and m <= 17
+
+
 def _block_window_counts(x: np.ndarray, N: int, M: int, m: int) -> np.ndarray:
     """counts[j, c] = number of m-bit windows with value c lying wholly inside block j."""
+    if _whole_bytes(M, m):
+        return block_window_counts_packed(packed_bits(x), N, M // 8, m)
     return block_window_counts(x, N, M, m)
 
 
@@ -178,7 +186,10 @@ def overlapping_template(bits, alpha: float = 0.01, *, m: int = 9, M: int = 1032
     if enforce_minimums and float(np.min(N * pi)) < 5:
         return not_applicable("OverlappingTemplate", n, alpha,
                               f"{N} blocks of {M}: smallest expected class count {float(np.min(N * pi)):.1f} < 5")
-    counts = block_window_matches(x, N, M, m, _code(t))
+    if _whole_bytes(M, m):
+        counts = block_window_matches_packed(packed_bits(x), N, M // 8, m, _code(t))
+    else:
+        counts = block_window_matches(x, N, M, m, _code(t))
     v = np.bincount(np.minimum(counts, K), minlength=K + 1)
     chi2 = float(np.sum((v - N * pi) ** 2 / (N * pi)))
     return result("OverlappingTemplate", n, alpha, [igamc(K / 2, chi2 / 2)], chi2, K,
