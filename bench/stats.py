@@ -3,11 +3,13 @@
     /work/venv/bin/python bench/stats.py [--sequences 100] [--workers 2] [--nistrng-bits 100000]
 
 1. one 1,000,000-bit sequence (median of 5 runs after a warm-up that loads the numba kernels),
-   and each test's CPU and wall time on it (best of 5);
+   and each test's CPU and wall time on it (best of 5), and its CPU inside run_all (median over 20
+   fresh sequences, with its share: which tests dominate);
 2. ``--sequences`` such sequences through ``certify.stats.battery.sp800_22_battery`` (what
    ``certify rng`` runs: generation, the battery, the 4.2 second level) with 1 and with
    ``--workers`` threads, and 10 sequences both ways: wall and CPU time (all threads) and the load;
-   then the same call in a fresh process (import and numba cache load included);
+   what a worker process would pay to start (import, kernel loading); then the same call in a
+   fresh process (import and numba cache load included);
 3. nistrng (the pip package people use) on the same kind of input: each of its 15 tests is timed on
    ``--nistrng-bits`` bits and scaled linearly to 10^6 (an estimate: a full 10^6 run of its
    LinearComplexity alone takes minutes); its p-values on a fair sequence are printed beside ours.
@@ -64,7 +66,14 @@ def _load() -> str:
     return "load %.1f/%.1f/%.1f" % os.getloadavg()
 
 
-def bench_one(repeats: int = 5) -> tuple[float, float, dict[str, tuple[float, float]]]:
+def bench_one(repeats: int = 5) -> tuple[float, float, dict[str, tuple[float, float, float]]]:
+    """(first call, median run_all wall, {test: (CPU alone, wall alone, median CPU inside run_all)}).
+    Alone: best of ``repeats`` calls on one sequence. Inside run_all: the median over ``4 repeats``
+    fresh sequences, each test timed where run_all calls it (work several tests share is counted
+    where it is first computed: the walk in CumulativeSums, the 16-bit patterns in
+    ApproximateEntropy, the packed bits in BlockFrequency)."""
+    from certify.stats.sp800_22._common import one_sequence
+
     x = sequence(0)
     t = time.perf_counter()
     nist.run_all(x)
@@ -74,6 +83,14 @@ def bench_one(repeats: int = 5) -> tuple[float, float, dict[str, tuple[float, fl
         t = time.perf_counter()
         nist.run_all(x)
         times.append(time.perf_counter() - t)
+    inside: dict[str, list[float]] = {name: [] for name in nist.TESTS}
+    for seed in range(1, 4 * repeats + 1):
+        y = sequence(seed)
+        with one_sequence(y):  # what run_all does: the same scope, the tests in its order
+            for name, fn in nist.TESTS.items():
+                c = time.process_time()
+                fn(y)
+                inside[name].append(time.process_time() - c)
     per_test = {}
     for name, fn in nist.TESTS.items():
         cpu, wall = [], []
@@ -82,7 +99,7 @@ def bench_one(repeats: int = 5) -> tuple[float, float, dict[str, tuple[float, fl
             fn(x)
             cpu.append(time.process_time() - c)
             wall.append(time.perf_counter() - t)
-        per_test[name] = (min(cpu), min(wall))
+        per_test[name] = (min(cpu), min(wall), statistics.median(inside[name]))
     return first, statistics.median(times), per_test
 
 
@@ -114,6 +131,31 @@ def bench_fresh_process(count: int, workers: int) -> tuple[float, float]:
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return float(out.stdout.split()[-1]), cpu
+
+
+_STARTUP = """
+import time
+import numpy as np
+c = time.process_time()
+from certify.stats import sp800_22
+imported = time.process_time()
+x = np.random.default_rng(1).integers(0, 2, {bits}, dtype=np.uint8)
+t = time.process_time()
+sp800_22.run_all(x)
+first = time.process_time() - t
+t = time.process_time()
+sp800_22.run_all(x)
+print(imported - c, first - (time.process_time() - t))
+"""
+
+
+def bench_worker_startup() -> tuple[float, float]:
+    """CPU seconds a fresh worker process pays before its first sequence: (import, kernel loading
+    and tables = first run_all minus a warm one). Why the battery runs sequences on threads."""
+    out = subprocess.run([sys.executable, "-c", _STARTUP.format(bits=N_BITS)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    imported, loading = (float(v) for v in out.stdout.split()[-2:])
+    return imported, loading
 
 
 def bench_nistrng(n: int):
@@ -156,11 +198,12 @@ def main() -> None:
           f"pessimistic, CPU times are not); {_load()}")
     first, median, per_test = bench_one()
     print(f"\n[1] one sequence: {median:.3f} s wall (median of 5; first call incl. numba cache load {first:.2f} s)")
-    print(f"      {'test':24s} {'CPU ms':>8s} {'wall ms':>8s}")
-    for name, (cpu, wall) in per_test.items():
-        print(f"      {name:24s} {cpu * 1000:8.1f} {wall * 1000:8.1f}")
-    print(f"      {'sum':24s} {sum(c for c, _ in per_test.values()) * 1000:8.1f} "
-          f"{sum(w for _, w in per_test.values()) * 1000:8.1f}")
+    print(f"      {'test':24s} {'CPU ms':>8s} {'wall ms':>8s}   {'in run_all: CPU ms':>18s} {'share':>6s}")
+    in_all = sum(r for _, _, r in per_test.values())
+    for name, (cpu, wall, run) in per_test.items():
+        print(f"      {name:24s} {cpu * 1000:8.1f} {wall * 1000:8.1f}   {run * 1000:18.1f} {run / in_all:6.0%}")
+    print(f"      {'sum':24s} {sum(c for c, _, _ in per_test.values()) * 1000:8.1f} "
+          f"{sum(w for _, w, _ in per_test.values()) * 1000:8.1f}   {in_all * 1000:18.1f}   ({_load()})")
 
     print(f"\n[2] sequences through battery.sp800_22_battery (generation + 15 tests + second level), warm process:")
     for count in (10, args.sequences):
@@ -170,6 +213,10 @@ def main() -> None:
                   f"({cpu / count * 1000:.0f} ms CPU per sequence); {_load()}")
             if count == args.sequences and workers == args.workers:
                 many_wall, many_cpu = wall, cpu
+    imported, loading = bench_worker_startup()
+    print(f"      a worker process's start-up: {imported:.2f} s CPU import + {loading:.2f} s CPU kernel loading and "
+          f"tables = {(imported + loading) / (many_cpu / args.sequences):.0f} sequences' work: the sequences run on "
+          f"threads of one process (the kernels release the GIL); {_load()}")
     fresh_wall, fresh_cpu = bench_fresh_process(args.sequences, args.workers)
     print(f"      {args.sequences:4d} sequences, {args.workers} thread(s), fresh process: {fresh_wall:6.2f} s wall "
           f"(import + kernel load included), {fresh_cpu:6.2f} s CPU; {_load()}")

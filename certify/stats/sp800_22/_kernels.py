@@ -578,32 +578,37 @@ def walk_visits(bits):
 
 
 @njit(cache=True, nogil=True)
-def pairs_as_complex(bits):
-    """z_j = y_2j + i y_2j+1 with y = 2 bits - 1: the even and odd halves of an even-length
-    real sequence packed into one complex sequence of half the length."""
-    h = bits.size // 2
-    z = np.empty(h, dtype=np.complex128)
-    for j in range(h):
+def pairs_as_complex(bits, z):
+    """z_j = y_2j + i y_2j+1 with y = 2 bits - 1 (written into ``z``, length n/2): the even and odd
+    halves of an even-length real sequence packed into one complex sequence of half the length."""
+    for j in range(z.size):
         z[j] = complex(2.0 * bits[2 * j] - 1.0, 2.0 * bits[2 * j + 1] - 1.0)
     return z
 
 
 @njit(cache=True, nogil=True)
-def real_dft_moduli_below(Z, twiddle, below2, above2):
-    """From Z = FFT(pairs_as_complex(bits)) (length h = n/2), the n-point DFT of y is
-    X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2, O_k = (Z_k - conj Z_(h-k)) / 2i and
-    twiddle[k] = w^k = exp(-2 pi i k / n). Counts k < h with |X_k|^2 < below2 (surely below the
-    threshold) and with below2 <= |X_k|^2 <= above2 (too close to call at this precision)."""
-    h = Z.size
+def real_dft_moduli_below(Zt, w1, w2, below2, above2):
+    """From Zt[k2, k1] = Z_(k1 + n1 k2), Z = FFT(pairs_as_complex(bits)) (length h = n1 n2 = n/2),
+    the n-point DFT of y is X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2,
+    O_k = (Z_k - conj Z_(h-k)) / 2i and w^k = exp(-2 pi i k / n) = w1[k1] w2[k2]. Counts k < h with
+    |X_k|^2 < below2 (surely below the threshold) and with below2 <= |X_k|^2 <= above2 (too close
+    to call at this precision). Walks k1 by k1, so both Z_k and its partner Z_(h-k) are read in
+    storage order of the four-step result (Zt is its transposed view)."""
+    n2, n1 = Zt.shape
+    h = n1 * n2
     below = 0
     unsure = 0
-    for k in range(h):
-        a = Z[k]
-        b = np.conj(Z[(h - k) % h])
-        x = 0.5 * (a + b) + twiddle[k] * (-0.5j * (a - b))
-        q = x.real * x.real + x.imag * x.imag
-        if q < below2:
-            below += 1
-        elif q <= above2:
-            unsure += 1
+    for k1 in range(n1):
+        for k2 in range(n2):
+            a = Zt[k2, k1]
+            if k1 == 0:  # h - k = n1 (n2 - k2)
+                b = np.conj(Zt[(n2 - k2) % n2, 0])
+            else:  # h - k = (n1 - k1) + n1 (n2 - 1 - k2)
+                b = np.conj(Zt[n2 - 1 - k2, n1 - k1])
+            x = 0.5 * (a + b) + (w1[k1] * w2[k2]) * (-0.5j * (a - b))
+            q = x.real * x.real + x.imag * x.imag
+            if q < below2:
+                below += 1
+            elif q <= above2:
+                unsure += 1
     return below, unsure

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import scipy.fft
@@ -50,8 +51,24 @@ def fft(bits, alpha: float = 0.01, *, enforce_minimums: bool = True):
 
 
 @computed_once(maxsize=4)
-def _twiddles(n: int) -> np.ndarray:
-    return np.exp(-2j * np.pi * np.arange(n // 2) / n)
+def _split_twiddles(n: int, n1: int, n2: int) -> tuple[np.ndarray, np.ndarray]:
+    """w^k = exp(-2 pi i k / n) for k = k1 + n1 k2 < n/2 as w1[k1] w2[k2]: two short tables
+    (n1 + n2 entries, 24 kB for n = 10^6) instead of n/2 (8 MB read per sequence)."""
+    return (np.exp(-2j * np.pi * np.arange(n1) / n),
+            np.exp(-2j * np.pi * ((n1 * np.arange(n2, dtype=np.int64)) % n) / n))
+
+
+_scratch = threading.local()
+
+
+def _buffer(h: int) -> np.ndarray:
+    """This thread's complex buffer of length h, kept between sequences: with sequences on threads,
+    fresh 8 MB arrays each time cost more in page faults (glibc trims the threads' arenas) than the
+    transform saves; one buffer per thread and the transforms in place cost none."""
+    z = getattr(_scratch, "z", None)
+    if z is None or z.size != h:
+        z = _scratch.z = np.empty(h, dtype=np.complex128)
+    return z
 
 
 # Below this many points the plain FFT is as fast as the four-step one.
@@ -85,20 +102,21 @@ def _four_step_twiddles(n1: int, n2: int) -> np.ndarray:
 
 
 def half_length_fft(z: np.ndarray) -> np.ndarray:
-    """FFT of z (length h), in natural order; z may be overwritten.
+    """FFT of z (length h), computed in place in z, as an (n2, n1) view Zt with Zt[k2, k1] =
+    Z[k1 + n1 k2] (so ``Zt.ravel()`` is Z in natural order; n1 = h, n2 = 1 for a plain FFT).
 
     For large h, the four-step transform: n2 FFTs of length n1, a twiddle multiply, then n1 of
-    length n2, the last batch taken over the transposed array so the result comes out contiguous
-    in natural order (Z[k1 + n1 k2] at [k2, k1]). scipy.fft vectorises a batch of short transforms
-    across SIMD lanes, which one long transform cannot: ~1.3x faster for h = 500,000 on a quiet
-    machine, and as accurate (within 1e-9 sqrt(n) of the plain FFT, tests/test_sp800_22_kernels.py)."""
+    length n2, the last batch taken over the transposed array. scipy.fft vectorises a batch of
+    short transforms across SIMD lanes, which one long transform cannot: ~1.3x faster for
+    h = 500,000 on a quiet machine, and as accurate (within 1e-9 sqrt(n) of the plain FFT,
+    tests/test_sp800_22_kernels.py)."""
     shape = four_step_shape(z.size)
     if shape is None:
-        return scipy.fft.fft(z, overwrite_x=True)
+        return scipy.fft.fft(z, overwrite_x=True).reshape(1, z.size)
     n1, n2 = shape
     B = scipy.fft.fft(z.reshape(n1, n2), axis=0, overwrite_x=True)  # over j1, for each j2: B[k1, j2]
     B *= _four_step_twiddles(n1, n2)
-    return scipy.fft.fft(B.T, axis=0).reshape(z.size)  # over j2: [k2, k1] = Z[k1 + n1 k2] (a new array, contiguous)
+    return scipy.fft.fft(B.T, axis=0, overwrite_x=True)  # over j2: [k2, k1] = Z[k1 + n1 k2]
 
 
 def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
@@ -106,15 +124,16 @@ def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
 
     For even n the real DFT is taken from a complex FFT of half the length (``half_length_fft``,
     ~2.5x faster than the real transform of the full length, and four-step above FOUR_STEP_MIN
-    points); if any modulus falls within ``band * sqrt(n)`` of T, where the two transforms'
-    rounding could disagree, the count is redone with the reference
+    points), in this thread's buffer; if any modulus falls within ``band * sqrt(n)`` of T, where
+    the two transforms' rounding could disagree, the count is redone with the reference
     ``np.abs(np.fft.rfft(2x - 1)) < T``: the result is the reference count unless a rounding error
     exceeded the band, about 10^6 times the largest seen."""
     n = x.size
     if n % 2 == 0 and n >= 4:
         tol = band * math.sqrt(n)
-        Z = half_length_fft(pairs_as_complex(x))
-        below, unsure = real_dft_moduli_below(Z, _twiddles(n), max(T - tol, 0.0) ** 2, (T + tol) ** 2)
+        Zt = half_length_fft(pairs_as_complex(x, _buffer(n // 2)))
+        w1, w2 = _split_twiddles(n, Zt.shape[1], Zt.shape[0])
+        below, unsure = real_dft_moduli_below(Zt, w1, w2, max(T - tol, 0.0) ** 2, (T + tol) ** 2)
         if unsure == 0:
             return below
     moduli = np.abs(np.fft.rfft(2.0 * x - 1.0))[: n // 2]
