@@ -225,6 +225,93 @@ def test_permutation_test_is_reproducible_with_its_seed():
     assert a.details == b.details
 
 
+# ---------------------------------------------------------------- 5.2 chi-square: exact null vs the tool's rule
+
+def _sticky(seed, n, repeat, bits=8):
+    """Uniform samples, each replaced by its predecessor with probability ``repeat`` (dependent)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 1 << bits, size=n)
+    for i in np.flatnonzero(rng.random(n) < repeat):
+        if i:
+            x[i] = x[i - 1]
+    return x
+
+
+def test_chi_square_exact_null_keeps_its_false_alarm_rate():
+    """Fair 8-bit data, n = 10,000, PCG64 seeds 1000-1099: the permutation null (default) rejects
+    at most what alpha = 0.001 allows and its p-values are uniform (about 5 of 100 at 0.05),
+    while the tool's chi-square df rule (reference mode) rejects more than a third of these fair
+    files (negative control: the calibration check catches a rule that is off)."""
+    exact = [0, 0]
+    at_5pct = 0
+    tool = [0, 0]
+    for seed in range(1000, 1100):
+        samples = prepare(np.random.default_rng(seed).integers(0, 256, size=10_000), 8)
+        indep, fit = chi_square_tests(samples, seed=seed)
+        exact[0] += not indep.passed
+        exact[1] += not fit.passed
+        at_5pct += indep.details["p_value"] <= 0.05
+        ref_indep, ref_fit = chi_square_tests(samples, reference="nist-ea")
+        tool[0] += not ref_indep.passed
+        tool[1] += not ref_fit.passed
+        assert ref_indep.details["score"] == indep.details["score"]
+        assert ref_indep.details["p_value"] == indep.details["p_value_chi2_df"]
+    assert exact[0] <= 1 and exact[1] <= 1       # 100 x 0.001 = 0.1 expected
+    assert 1 <= at_5pct <= 12                    # Binomial(100, 0.05): 5 expected
+    assert tool[0] >= 80                         # 97% measured (docs/sp800-90b.md)
+
+
+def test_chi_square_exact_null_catches_dependence():
+    """Negative controls: 8-bit samples that repeat their predecessor 10% of the time, and a binary
+    chain, fail the default (permutation-null) independence test: no permutation reaches T."""
+    indep, fit = chi_square_tests(prepare(_sticky(3, 10_000, 0.1), 8), seed=1)
+    assert not indep.passed and indep.details["permuted_T_ge_T"] == 0
+    assert indep.details["p_value"] == 1 / 10_000 and indep.details["permutations"] == 9_999
+    rng = np.random.default_rng(34)
+    bits = (np.cumsum(rng.random(5_000) >= 0.6) % 2).astype(np.uint8)
+    indep, _ = chi_square_tests(prepare(bits, 1), seed=1)
+    assert not indep.passed and indep.section == "5.2.3"
+
+
+@pytest.mark.parametrize("values,bits,repeat", [(256, 8, 0.0), (256, 8, 0.2), (2, 1, 0.0), (16, 4, 0.3)])
+def test_chi_square_sequential_null_equals_the_plain_loop(monkeypatch, values, bits, repeat):
+    """The batched, sequential permutation p-values equal a plain loop over the same seeded
+    shuffles (stream 2^40 + j) counted in order: p = 10 / j at the tenth T' >= T, else (1 + C) / (B + 1)."""
+    from certify.stats.sp800_90b import iid
+
+    monkeypatch.setattr(iid, "CHI_PERMUTATIONS", 150)
+    samples = prepare(_sticky(7, 3000, repeat, bits) % values, bits)
+    indep, fit = chi_square_tests(samples, seed=11)
+    layout = iid._layout(samples)
+    data = samples.symbols
+    scores = []
+    for j in range(150):
+        d = data.copy()
+        K.shuffle_reference(d, K.seed_state(np.uint64(11), iid.CHI_STREAM + j))
+        scores.append((K.independence_score(d, layout.width, samples.alphabet_size, layout.cell_bin,
+                                            layout.independence_expected),
+                       K.fit_score(d, layout.block, layout.symbol_bin, layout.fit_expected)))
+    for col, test in enumerate((indep, fit)):
+        hits = np.flatnonzero([t[col] >= test.details["score"] for t in scores])
+        if hits.size >= 10:
+            assert test.passed and test.details["p_value"] == 10 / (hits[9] + 1)
+            assert test.details["permutations"] == hits[9] + 1
+        else:
+            assert test.details["p_value"] == (1 + hits.size) / 151 and test.details["permutations"] == 150
+            assert test.passed == (test.details["p_value"] > 0.001)    # B = 150 cannot reach 0.001
+
+
+def test_chi_square_reference_mode_is_named_and_checked():
+    samples = prepare(np.random.default_rng(35).integers(0, 16, size=5000), 4)
+    assert chi_square_tests(samples, seed=4)[0].details == chi_square_tests(samples, seed=4)[0].details
+    assert "permutation" in chi_square_tests(samples)[0].details["null"]
+    assert "NIST tool" in chi_square_tests(samples, reference="nist-ea")[0].details["null"]
+    with pytest.raises(ValueError, match="nist-sts"):
+        chi_square_tests(samples, reference="nist-sts")
+    result = assess_iid(samples, seed=3, permutations=50, reference="nist-ea")
+    assert result.to_dict()["reference"] == "nist-ea"
+
+
 # ---------------------------------------------------------------- restart tests (3.1.4)
 
 def test_sanity_cutoff_is_the_binomial_critical_value():
