@@ -351,3 +351,51 @@ def test_restart_matrix_of_a_good_source_passes_and_a_stuck_restart_fails():
 def test_restart_matrix_shape_is_checked():
     with pytest.raises(EntropyInputError, match="1000 restarts x 1000 samples"):
         restart_tests(prepare(np.arange(5000) % 7, 3), h_initial=2.0, iid=True)
+
+
+def test_nist_tool_cutoff_is_the_quantile_of_the_worst_case_largest_count():
+    """The NIST tool's sanity rule (reference mode): P(largest count <= u) for 1000 draws from the
+    worst-case distribution, computed exactly, against a seeded Monte Carlo of those draws (4
+    standard errors), and the cutoff is the smallest u reaching the tool's rank level."""
+    from certify.stats.sp800_90b.restart import (TOOL_SIMULATION_ROUNDS, max_count_cdf, nist_tool_cutoff,
+                                                 worst_case_distribution)
+
+    rng = np.random.default_rng(36)
+    for h, k in ((7.0, 256), (1.5, 16), (0.5, 2), (3.3, 12)):
+        groups = worst_case_distribution(h, k)
+        q = np.concatenate([[p] * m for p, m in groups])
+        assert q.size == k and math.isclose(q.sum(), 1.0) and q.max() == 2 ** -h
+        largest = rng.multinomial(1000, q / q.sum(), size=40_000).max(axis=1)
+        for u in np.unique(np.percentile(largest, [5, 50, 95]).astype(int)):
+            f = max_count_cdf(int(u), groups)
+            assert abs(f - np.mean(largest <= u)) <= 4 * math.sqrt(f * (1 - f) / largest.size), (h, k, u)
+        u, alpha = nist_tool_cutoff(h, k)
+        level = math.floor((1 - alpha) * TOOL_SIMULATION_ROUNDS) / TOOL_SIMULATION_ROUNDS
+        assert max_count_cdf(u, groups) >= level > max_count_cdf(u - 1, groups)
+        assert u >= sanity_cutoff(h, 0.000005)    # never below the document's one-value cutoff
+    assert nist_tool_cutoff(7.0, 256)[0] == 27    # ea_restart printed X_cutoff 27 (fixtures/sp800_90b)
+
+
+def test_restart_reference_mode_takes_the_tools_cutoff():
+    """A restart matrix whose largest count lies between the document's cutoff and the tool's:
+    the default fails it, --reference nist-ea (the tool's rule) passes its sanity check; with
+    floor(2^H_I) above the number of values the tool's rule does not apply (refused, as the tool
+    stops)."""
+    from certify.stats.sp800_90b.restart import nist_tool_cutoff
+
+    rng = np.random.default_rng(37)
+    matrix = rng.integers(0, 16, size=(1000, 1000))
+    doc, tool = sanity_cutoff(3.0, 0.000005), nist_tool_cutoff(3.0, 16)[0]
+    assert doc < tool
+    matrix[0] = np.delete(np.arange(16), 5)[np.arange(1000) % 15]
+    matrix[0, :doc + 1] = 5                          # one restart with doc + 1 fives, the rest spread
+    samples = prepare(matrix.ravel(), 4)
+    exact = restart_tests(samples, h_initial=3.0, iid=True)
+    assert not exact.sanity_passed and exact.max_count == doc + 1
+    assert exact.to_dict()["sanity_check"]["nist_tool_cutoff"] == tool
+    ref = restart_tests(samples, h_initial=3.0, iid=True, reference="nist-ea")
+    assert ref.sanity_passed and ref.cutoff == tool and "NIST tool" in ref.to_dict()["sanity_check"]["rule"]
+    few = prepare(rng.integers(0, 5, size=1_000_000), 3)
+    with pytest.raises(EntropyInputError, match="only 5 values occur"):
+        restart_tests(few, h_initial=2.9, iid=True, reference="nist-ea")
+    assert restart_tests(few, h_initial=2.0, iid=True).to_dict()["sanity_check"]["nist_tool_cutoff"] is not None

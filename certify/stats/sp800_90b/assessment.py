@@ -21,10 +21,12 @@ HEALTH_ALPHAS_LOG2 = (20, 40)   # 90B 4.4 recommends alpha between 2^-20 and 2^-
 # differ (every estimator and every other statistic is the tool's in both modes).
 REFERENCE_RULES = {
     "exact": "chi-square tests (5.2.1-5.2.4): p-value from the permutation null of T (seeded, exact: an IID "
-             "source fails with probability at most 0.001)",
+             "source fails with probability at most 0.001); restart sanity check (3.1.4.3): the document's "
+             "binomial cutoff",
     "nist-ea": "chi-square tests (5.2.1-5.2.4): p-value from the chi-square distribution with the document's "
                "degrees of freedom, as the NIST SP800-90B_EntropyAssessment tool (its false-alarm rate for "
-               "8-bit data far exceeds the stated 0.001)",
+               "8-bit data far exceeds the stated 0.001); restart sanity check: the tool's worst-case "
+               "largest-count quantile (computed exactly, the tool simulates it)",
 }
 
 
@@ -68,7 +70,7 @@ def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = Fa
         verdict = "FAIL"
         reasons.append("the IID tests reject the IID assumption: assess with --non-iid")
     if restart_samples is not None:
-        restart = restart_tests(restart_samples, h, iid=iid)
+        restart = restart_tests(restart_samples, h, iid=iid, reference=reference)
         out["restart"] = {"file": str(restart_path), **restart.to_dict()}
         if not restart.passed:
             verdict = "FAIL"

@@ -19,18 +19,21 @@ here passes there too (docs/sp800-90b.md).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.stats import binom
+from scipy.special import gammaln
+from scipy.stats import binom, poisson
 
 from . import estimators as E
-from .non_iid import run_estimators
+from .non_iid import _run, _tasks, default_jobs
 from .samples import EntropyInputError, Samples, prepare
 
 ROWS = COLUMNS = 1000
 SANITY_ALPHA = 0.000005   # 90B 3.1.4.3
+TOOL_SIMULATION_ROUNDS = 5_000_000   # ea_restart's simulated restarts per cutoff
 
 
 @dataclass(frozen=True)
@@ -53,12 +56,14 @@ class RestartResult:
         return self.sanity_passed and bool(self.validation_passed)
 
     def to_dict(self) -> dict[str, Any]:
+        rule = self.details.get("sanity_rule", {})
         return {"H_I": self.h_initial, "sanity_check": {"passed": self.sanity_passed, "X_max": self.max_count,
-                                                         "cutoff": self.cutoff, "alpha": self.alpha},
+                                                         "cutoff": self.cutoff, "alpha": self.alpha, **rule},
                 "validation": {"passed": self.validation_passed, "H_r": self.h_rows, "H_c": self.h_columns,
                                "rows": [e.to_dict() for e in self.rows],
                                "columns": [e.to_dict() for e in self.columns]},
-                "passed": self.passed, "min_entropy": self.min_entropy, **self.details}
+                "passed": self.passed, "min_entropy": self.min_entropy,
+                **{k: v for k, v in self.details.items() if k != "sanity_rule"}}
 
 
 def check_matrix(samples: Samples) -> None:
@@ -76,6 +81,68 @@ def sanity_cutoff(h_initial: float, alpha: float) -> int:
     return int(counts[np.argmax(tail <= alpha)])
 
 
+def _power_truncated(poly: np.ndarray, times: int, size: int) -> np.ndarray:
+    """poly ** times (polynomial product), coefficients 0 .. size - 1 kept."""
+    out = np.zeros(size)
+    out[0] = 1.0
+    while times:
+        if times & 1:
+            out = np.convolve(out, poly)[:size]
+        times >>= 1
+        if times:
+            poly = np.convolve(poly, poly)[:size]
+    return out
+
+
+def worst_case_distribution(h_initial: float, k: int) -> list[tuple[float, int]]:
+    """The NIST tool's "inverted near-uniform" distribution of min-entropy H_I over k values, as
+    (probability, how many values have it): floor(2^H_I) values of p = 2^-H_I, the rest of the
+    mass spread evenly over the others."""
+    p = 2.0 ** -h_initial
+    k_max = math.floor(1.0 / p)
+    if k_max > k:
+        raise EntropyInputError(f"H_I = {h_initial!r}: the NIST tool's restart rule needs floor(2^H_I) = {k_max} "
+                                f"values of probability 2^-H_I, but only {k} values occur (the tool stops there)")
+    if k > k_max:
+        return [(p, k_max), ((1.0 - p * k_max) / (k - k_max), k - k_max)]
+    return [(p, k_max)]
+
+
+def max_count_cdf(u: int, groups: list[tuple[float, int]], draws: int = COLUMNS) -> float:
+    """P(the largest count of any value in ``draws`` draws is <= u), exactly (Poissonization: with
+    independent Y_i ~ Poisson(draws q_i), P(all N_i <= u) = P(all Y_i <= u, sum Y_i = draws) /
+    P(Poisson(draws) = draws))."""
+    size = draws + 1
+    total = np.zeros(size)
+    total[0] = 1.0
+    j = np.arange(min(u, draws) + 1)
+    for q, m in groups:
+        if m and q > 0:
+            lam = draws * q
+            cell = np.exp(-lam + j * math.log(lam) - gammaln(j + 1))
+            total = np.convolve(total, _power_truncated(cell, m, size))[:size]
+    return float(total[draws] / poisson.pmf(draws, draws))
+
+
+def nist_tool_cutoff(h_initial: float, k: int) -> tuple[int, float]:
+    """The NIST tool's sanity cutoff without its simulation noise, and its alpha. The tool sorts
+    the largest count X of 5,000,000 simulated restarts (1000 draws each from
+    ``worst_case_distribution``) and takes the floor((1 - alpha) 5,000,000)-th smallest, alpha =
+    1 - 0.99^(1/2000); that order statistic estimates the smallest u with P(X <= u) >= that rank
+    / 5,000,000, which is computed here exactly."""
+    alpha = 1.0 - math.exp(math.log(0.99) / (ROWS + COLUMNS))
+    level = math.floor((1.0 - alpha) * float(TOOL_SIMULATION_ROUNDS)) / TOOL_SIMULATION_ROUNDS
+    groups = worst_case_distribution(h_initial, k)
+    lo, hi = -(-COLUMNS // k) - 1, COLUMNS      # P(X <= lo) = 0 (some value occurs ceil(1000/k) times)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if max_count_cdf(mid, groups) >= level:
+            hi = mid
+        else:
+            lo = mid
+    return hi, alpha
+
+
 def _max_counts(matrix: np.ndarray, k: int) -> int:
     best = 0
     for axis_view in (matrix, matrix.T):
@@ -84,30 +151,50 @@ def _max_counts(matrix: np.ndarray, k: int) -> int:
     return best
 
 
-def restart_tests(samples: Samples, h_initial: float, iid: bool) -> RestartResult:
-    """3.1.4 on a restart matrix (``samples`` in row order) for the initial estimate ``h_initial``."""
+def _sanity_rule(samples: Samples, h_initial: float, reference: str) -> tuple[int, float, dict[str, Any]]:
+    """The sanity check's cutoff and alpha under ``reference``, and what the JSON says of them."""
+    try:
+        tool = nist_tool_cutoff(h_initial, samples.alphabet_size)
+    except EntropyInputError:
+        if reference == "nist-ea":
+            raise
+        tool = None
+    if reference == "nist-ea":
+        return *tool, {"rule": "the NIST tool's: the (1 - alpha) quantile of the largest count of any value in 1000 "
+                               "draws from the worst-case distribution of min-entropy H_I (computed exactly; the tool "
+                               "estimates it from 5,000,000 random restarts)"}
+    alpha = SANITY_ALPHA
+    return sanity_cutoff(h_initial, alpha), alpha, {
+        "rule": "90B 3.1.4.3: the Binomial(1000, 2^-H_I) critical value at alpha",
+        "nist_tool_cutoff": None if tool is None else tool[0]}
+
+
+def restart_tests(samples: Samples, h_initial: float, iid: bool, reference: str = "exact") -> RestartResult:
+    """3.1.4 on a restart matrix (``samples`` in row order) for the initial estimate ``h_initial``.
+    The sanity check's cutoff is the document's (``reference="exact"``) or the NIST tool's rule
+    (``"nist-ea"``, ``nist_tool_cutoff``); the validation is the same in both."""
     check_matrix(samples)
     if not (0 < h_initial <= samples.bits_per_symbol):
         raise EntropyInputError(f"H_I = {h_initial!r} must be in (0, {samples.bits_per_symbol}] bits per sample")
     matrix = samples.symbols.reshape(ROWS, COLUMNS)
-    alpha = SANITY_ALPHA
-    cutoff = sanity_cutoff(h_initial, alpha)
+    cutoff, alpha, rule = _sanity_rule(samples, h_initial, reference)
     x_max = _max_counts(matrix, samples.alphabet_size)
     if x_max > cutoff:
-        return RestartResult(h_initial, False, x_max, cutoff, alpha, (), (), None, None, None, None)
+        return RestartResult(h_initial, False, x_max, cutoff, alpha, (), (), None, None, None, None,
+                             {"sanity_rule": rule})
     columns = prepare(samples.raw.reshape(ROWS, COLUMNS).T.ravel(), samples.bits_per_symbol,
                       source=f"{samples.source} (columns)")
     if iid:
         rows_est = (E.most_common_value(samples.symbols, samples.alphabet_size),)
         cols_est = (E.most_common_value(columns.symbols, columns.alphabet_size),)
-    else:
+    else:   # both datasets' estimators side by side on the cores (results in report order)
         width = max(1, (samples.alphabet_size - 1).bit_length())
-        rows_est = tuple(run_estimators(samples.symbols, samples.alphabet_size, width))
-        cols_est = tuple(run_estimators(columns.symbols, columns.alphabet_size,
-                                        max(1, (columns.alphabet_size - 1).bit_length())))
+        rows_est, cols_est = (tuple(r) for r in _run([_tasks(samples.symbols, samples.alphabet_size, width),
+                                                      _tasks(columns.symbols, columns.alphabet_size, width)],
+                                                     default_jobs()))
     ceiling = float(samples.bits_per_symbol)
     h_r = min([ceiling, *[e.min_entropy for e in rows_est if e.min_entropy is not None]])
     h_c = min([ceiling, *[e.min_entropy for e in cols_est if e.min_entropy is not None]])
     valid = min(h_r, h_c) >= h_initial / 2.0
     return RestartResult(h_initial, True, x_max, cutoff, alpha, rows_est, cols_est, h_r, h_c, valid,
-                         min(h_r, h_c, h_initial) if valid else None)
+                         min(h_r, h_c, h_initial) if valid else None, {"sanity_rule": rule})
