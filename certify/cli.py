@@ -759,7 +759,8 @@ def _print_entropy(result) -> None:
         r = result["restart"]
         s = r["sanity_check"]
         console.print(f"restart sanity check (3.1.4.3): {'pass' if s['passed'] else '[bold red]FAIL[/]'}  "
-                      f"X_max = {s['X_max']}, cutoff {s['cutoff']} (alpha {s['alpha']:.3g})")
+                      f"X_max = {s['X_max']}, cutoff {s['cutoff']} (alpha {s['alpha']:.3g} per row/column; "
+                      f"the document's binomial cutoff: {s.get('document_cutoff', '-')})")
         v = r["validation"]
         if v["passed"] is not None:
             console.print(f"restart validation (3.1.4.2): {'pass' if v['passed'] else '[bold red]FAIL[/]'}  "

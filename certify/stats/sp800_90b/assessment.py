@@ -21,12 +21,12 @@ HEALTH_ALPHAS_LOG2 = (20, 40)   # 90B 4.4 recommends alpha between 2^-20 and 2^-
 # differ (every estimator and every other statistic is the tool's in both modes).
 REFERENCE_RULES = {
     "exact": "chi-square tests (5.2.1-5.2.4): p-value from the permutation null of T (seeded, exact: an IID "
-             "source fails with probability at most 0.001); restart sanity check (3.1.4.3): the document's "
-             "binomial cutoff",
+             "source fails with probability at most 0.001); restart sanity check (3.1.4.3): the exact worst-case "
+             "largest-count quantile (at most 1% false alarms; the document's binomial cutoff is reported beside it)",
     "nist-ea": "chi-square tests (5.2.1-5.2.4): p-value from the chi-square distribution with the document's "
                "degrees of freedom, as the NIST SP800-90B_EntropyAssessment tool (its false-alarm rate for "
                "8-bit data far exceeds the stated 0.001); restart sanity check: the tool's worst-case "
-               "largest-count quantile (computed exactly, the tool simulates it)",
+               "largest-count quantile over the values present (computed exactly; the tool simulates it)",
 }
 
 
