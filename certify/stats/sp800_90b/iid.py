@@ -189,6 +189,8 @@ class _Layout:
 
 
 def _binary_layout(s: np.ndarray, n: int) -> _Layout:
+    """5.2.3 / 5.2.4: m-bit blocks (the largest m <= 11 with min(p0, p1)^m (n / m) >= 5; none below
+    2) and ten blocks of n / 10 bits."""
     p1 = int(np.count_nonzero(s)) / n
     p0 = 1.0 - p1
     min_p = min(p0, p1)
@@ -207,13 +209,13 @@ def _binary_layout(s: np.ndarray, n: int) -> _Layout:
         expected = np.array([p1 ** bin(i).count("1") * p0 ** (m - bin(i).count("1")) * blocks for i in range(1 << m)])
         independence = {"df": (1 << m) - 2, "m": m}
     sub = n // 10
-    p = int(np.count_nonzero(s)) / n
-    fit_expected = np.array([(1.0 - p) * sub, p * sub])
+    fit_expected = np.array([(1.0 - p1) * sub, p1 * sub])
     return _Layout(max(m, 1), cells, expected, independence, sub, np.arange(2, dtype=np.int64), fit_expected,
                    {"df": 9})
 
 
 def _layout(samples: Samples) -> _Layout:
+    """5.2.1 / 5.2.2 for k > 2 values: pairs of samples and ten blocks of n / 10, cells pooled into bins."""
     s, n, k = samples.symbols, samples.n, samples.alphabet_size
     if k == 2:
         return _binary_layout(s, n)
