@@ -36,7 +36,7 @@ _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 from certify.stats.sp800_90b import estimators as E  # noqa: E402
-from certify.stats.sp800_90b.iid import assess_iid  # noqa: E402
+from certify.stats.sp800_90b.iid import assess_iid, chi_square_tests  # noqa: E402
 from certify.stats.sp800_90b.non_iid import assess_non_iid  # noqa: E402
 from certify.stats.sp800_90b.samples import prepare  # noqa: E402
 
@@ -165,6 +165,13 @@ def main() -> None:
                f"last: {last['statistic']}), {perm['permutations_run'] and rows[-1][1] / perm['permutations_run'] * 1e3:.1f} "
                f"ms CPU per permutation, passed {iid.passed}, H {iid.min_entropy:.6f}", rows, NIST_IID_SECONDS)
         iid_costs(samples, perm)
+        for mode in ("exact", "nist-ea"):   # the chi-square tests' null: permutations (default) or the tool's df
+            chi_rows: list = []
+            indep, fit = timed(f"chi-square tests, {mode}", lambda: chi_square_tests(samples, reference=mode, seed=1),
+                               chi_rows)
+            print(f"  chi-square tests ({mode}): CPU {chi_rows[0][1]:.2f} s, wall {chi_rows[0][2]:.2f} s, permutations "
+                  f"{indep.details.get('permutations', 0)} / {fit.details.get('permutations', 0)}, "
+                  f"p {indep.details['p_value']:.4g} / {fit.details['p_value']:.4g}")
         if args.nist_dir:
             run_nist_tool(args.nist_dir / "ea_iid", samples, "IID track", rows[-1][1], rows[-1][2], iid.min_entropy)
 

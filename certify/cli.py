@@ -638,6 +638,10 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
 @click.option("--min-samples", type=click_number(2, 2**31 - 1, integer=True, why="samples the assessment can hold"), default=1_000_000, show_default=True,
               help="refuse a shorter file (90B 3.1.1 asks for 1,000,000 samples)")
 @click.option("--truncate-bitstring", is_flag=True, help="assess the first 1,000,000 bits of the bitstring only (the NIST tool's -t)")
+@click.option("--reference", type=click.Choice(["exact", "nist-ea"]), default="exact", show_default=True,
+              help="chi-square tests (5.2): p-value from their exact permutation null, or from the chi-square "
+                   "df rule of the NIST SP800-90B_EntropyAssessment tool (its verdicts; too many false alarms "
+                   "for 8-bit data)")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="write every estimate and intermediate value as JSON")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,
@@ -647,7 +651,7 @@ def rng(source_name, file_path, file_format, low, high, profile, bits, sequences
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
 def entropy(file, bits_per_symbol, iid, packed, restart_path, seed, permutations, min_samples, truncate_bitstring,
-            json_path, report_dir, issued_at, key_dir, passphrase_file, allow_insecure_key) -> None:
+            reference, json_path, report_dir, issued_at, key_dir, passphrase_file, allow_insecure_key) -> None:
     """Assess the min-entropy of a noise source's samples (NIST SP 800-90B).
 
     Prints every estimator's value and intermediate figures, H_original, H_bitstring, the assessed
@@ -662,7 +666,7 @@ def entropy(file, bits_per_symbol, iid, packed, restart_path, seed, permutations
     try:
         result = assess_file(file, bits_per_symbol, iid=bool(iid), packed=packed, restart_path=restart_path,
                              seed=seed, permutations=permutations, min_samples=min_samples,
-                             truncate_bitstring=truncate_bitstring)
+                             truncate_bitstring=truncate_bitstring, reference=reference)
     except EntropyInputError as exc:
         raise CertifyError(str(exc)) from exc
     _print_entropy(result)
@@ -736,6 +740,7 @@ def _print_entropy(result) -> None:
                               if not isinstance(value, (list, dict)))
             table.add_row(e["name"], e["section"], data, f(e["min_entropy"]), shown or e["note"])
     console.print(table)
+    console.print(f"reference mode: {result.get('reference', 'exact')} ({result.get('reference_rules', '')})")
     for test in result.get("tests", []):
         status = "pass" if test["passed"] else "[bold red]FAIL[/]"
         d = test["details"]
@@ -754,7 +759,8 @@ def _print_entropy(result) -> None:
         r = result["restart"]
         s = r["sanity_check"]
         console.print(f"restart sanity check (3.1.4.3): {'pass' if s['passed'] else '[bold red]FAIL[/]'}  "
-                      f"X_max = {s['X_max']}, cutoff {s['cutoff']} (alpha {s['alpha']:.3g})")
+                      f"X_max = {s['X_max']}, cutoff {s['cutoff']} (alpha {s['alpha']:.3g} per row/column; "
+                      f"the document's binomial cutoff: {s.get('document_cutoff', '-')})")
         v = r["validation"]
         if v["passed"] is not None:
             console.print(f"restart validation (3.1.4.2): {'pass' if v['passed'] else '[bold red]FAIL[/]'}  "

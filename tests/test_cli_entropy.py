@@ -149,3 +149,26 @@ def test_report_model_fails_closed_on_a_doubtful_pass():
     with pytest.raises(ReportDataError):   # a game report still needs its pay-table identity
         build_content(dataclasses.replace(data, required=("rng", "shuffle", "par_sheet", "simulation", "procedures"),
                                           entropy=None))
+
+
+def test_reference_mode_switches_the_chi_square_null_and_is_reported(tmp_path):
+    """Fair 8-bit samples (n = 10,000, seed 1000) that the NIST tool's chi-square df rule rejects
+    (a false alarm, docs/sp800-90b.md): the default (exact permutation null) passes them; with
+    --reference nist-ea the verdict is the tool's. The output and the JSON name the mode."""
+    src = _write(tmp_path / "fair.bin", np.random.default_rng(1000).integers(0, 256, size=10_000))
+    runs = {}
+    for mode in ("exact", "nist-ea"):
+        out = tmp_path / f"{mode}.json"
+        res = CliRunner().invoke(cli, ["entropy", src, "-k", "8", "--iid", "--min-samples", "1000", "--permutations",
+                                       "200", "--reference", mode, "--json", str(out)])
+        assert f"reference mode: {mode}" in res.output
+        runs[mode] = (res.exit_code, json.loads(out.read_text()))
+    exact, tool = runs["exact"][1], runs["nist-ea"][1]
+    assert exact["reference"] == "exact" and tool["reference"] == "nist-ea"
+    chi = {mode: next(t for t in data["tests"] if t["name"] == "Chi-square independence")
+           for mode, data in (("exact", exact), ("nist-ea", tool))}
+    assert chi["exact"]["passed"] and not chi["nist-ea"]["passed"]
+    assert chi["exact"]["details"]["score"] == chi["nist-ea"]["details"]["score"]
+    assert runs["nist-ea"][0] == 1 and tool["verdict"] == "FAIL"
+    res = CliRunner().invoke(cli, ["entropy", src, "-k", "8", "--reference", "nist-sts"])
+    assert res.exit_code == 2

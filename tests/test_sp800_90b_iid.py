@@ -225,6 +225,93 @@ def test_permutation_test_is_reproducible_with_its_seed():
     assert a.details == b.details
 
 
+# ---------------------------------------------------------------- 5.2 chi-square: exact null vs the tool's rule
+
+def _sticky(seed, n, repeat, bits=8):
+    """Uniform samples, each replaced by its predecessor with probability ``repeat`` (dependent)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 1 << bits, size=n)
+    for i in np.flatnonzero(rng.random(n) < repeat):
+        if i:
+            x[i] = x[i - 1]
+    return x
+
+
+def test_chi_square_exact_null_keeps_its_false_alarm_rate():
+    """Fair 8-bit data, n = 10,000, PCG64 seeds 1000-1099: the permutation null (default) rejects
+    at most what alpha = 0.001 allows and its p-values are uniform (about 5 of 100 at 0.05),
+    while the tool's chi-square df rule (reference mode) rejects more than a third of these fair
+    files (negative control: the calibration check catches a rule that is off)."""
+    exact = [0, 0]
+    at_5pct = 0
+    tool = [0, 0]
+    for seed in range(1000, 1100):
+        samples = prepare(np.random.default_rng(seed).integers(0, 256, size=10_000), 8)
+        indep, fit = chi_square_tests(samples, seed=seed)
+        exact[0] += not indep.passed
+        exact[1] += not fit.passed
+        at_5pct += indep.details["p_value"] <= 0.05
+        ref_indep, ref_fit = chi_square_tests(samples, reference="nist-ea")
+        tool[0] += not ref_indep.passed
+        tool[1] += not ref_fit.passed
+        assert ref_indep.details["score"] == indep.details["score"]
+        assert ref_indep.details["p_value"] == indep.details["p_value_chi2_df"]
+    assert exact[0] <= 1 and exact[1] <= 1       # 100 x 0.001 = 0.1 expected
+    assert 1 <= at_5pct <= 12                    # Binomial(100, 0.05): 5 expected
+    assert tool[0] >= 80                         # 97% measured (docs/sp800-90b.md)
+
+
+def test_chi_square_exact_null_catches_dependence():
+    """Negative controls: 8-bit samples that repeat their predecessor 10% of the time, and a binary
+    chain, fail the default (permutation-null) independence test: no permutation reaches T."""
+    indep, fit = chi_square_tests(prepare(_sticky(3, 10_000, 0.1), 8), seed=1)
+    assert not indep.passed and indep.details["permuted_T_ge_T"] == 0
+    assert indep.details["p_value"] == 1 / 10_000 and indep.details["permutations"] == 9_999
+    rng = np.random.default_rng(34)
+    bits = (np.cumsum(rng.random(5_000) >= 0.6) % 2).astype(np.uint8)
+    indep, _ = chi_square_tests(prepare(bits, 1), seed=1)
+    assert not indep.passed and indep.section == "5.2.3"
+
+
+@pytest.mark.parametrize("values,bits,repeat", [(256, 8, 0.0), (256, 8, 0.2), (2, 1, 0.0), (16, 4, 0.3)])
+def test_chi_square_sequential_null_equals_the_plain_loop(monkeypatch, values, bits, repeat):
+    """The batched, sequential permutation p-values equal a plain loop over the same seeded
+    shuffles (stream 2^40 + j) counted in order: p = 10 / j at the tenth T' >= T, else (1 + C) / (B + 1)."""
+    from certify.stats.sp800_90b import iid
+
+    monkeypatch.setattr(iid, "CHI_PERMUTATIONS", 150)
+    samples = prepare(_sticky(7, 3000, repeat, bits) % values, bits)
+    indep, fit = chi_square_tests(samples, seed=11)
+    layout = iid._layout(samples)
+    data = samples.symbols
+    scores = []
+    for j in range(150):
+        d = data.copy()
+        K.shuffle_reference(d, K.seed_state(np.uint64(11), iid.CHI_STREAM + j))
+        scores.append((K.independence_score(d, layout.width, samples.alphabet_size, layout.cell_bin,
+                                            layout.independence_expected),
+                       K.fit_score(d, layout.block, layout.symbol_bin, layout.fit_expected)))
+    for col, test in enumerate((indep, fit)):
+        hits = np.flatnonzero([t[col] >= test.details["score"] for t in scores])
+        if hits.size >= 10:
+            assert test.passed and test.details["p_value"] == 10 / (hits[9] + 1)
+            assert test.details["permutations"] == hits[9] + 1
+        else:
+            assert test.details["p_value"] == (1 + hits.size) / 151 and test.details["permutations"] == 150
+            assert test.passed == (test.details["p_value"] > 0.001)    # B = 150 cannot reach 0.001
+
+
+def test_chi_square_reference_mode_is_named_and_checked():
+    samples = prepare(np.random.default_rng(35).integers(0, 16, size=5000), 4)
+    assert chi_square_tests(samples, seed=4)[0].details == chi_square_tests(samples, seed=4)[0].details
+    assert "permutation" in chi_square_tests(samples)[0].details["null"]
+    assert "NIST tool" in chi_square_tests(samples, reference="nist-ea")[0].details["null"]
+    with pytest.raises(ValueError, match="nist-sts"):
+        chi_square_tests(samples, reference="nist-sts")
+    result = assess_iid(samples, seed=3, permutations=50, reference="nist-ea")
+    assert result.to_dict()["reference"] == "nist-ea"
+
+
 # ---------------------------------------------------------------- restart tests (3.1.4)
 
 def test_sanity_cutoff_is_the_binomial_critical_value():
@@ -264,3 +351,63 @@ def test_restart_matrix_of_a_good_source_passes_and_a_stuck_restart_fails():
 def test_restart_matrix_shape_is_checked():
     with pytest.raises(EntropyInputError, match="1000 restarts x 1000 samples"):
         restart_tests(prepare(np.arange(5000) % 7, 3), h_initial=2.0, iid=True)
+
+
+def test_nist_tool_cutoff_is_the_quantile_of_the_worst_case_largest_count():
+    """The NIST tool's sanity rule (reference mode): P(largest count <= u) for 1000 draws from the
+    worst-case distribution, computed exactly, against a seeded Monte Carlo of those draws (4
+    standard errors), and the cutoff is the smallest u reaching the tool's rank level."""
+    from certify.stats.sp800_90b.restart import (TOOL_SIMULATION_ROUNDS, max_count_cdf, nist_tool_cutoff,
+                                                 worst_case_distribution)
+
+    rng = np.random.default_rng(36)
+    for h, k in ((7.0, 256), (1.5, 16), (0.5, 2), (3.3, 12)):
+        groups = worst_case_distribution(h, k)
+        q = np.concatenate([[p] * m for p, m in groups])
+        assert q.size == k and math.isclose(q.sum(), 1.0) and q.max() == 2 ** -h
+        largest = rng.multinomial(1000, q / q.sum(), size=20_000).max(axis=1)
+        for u in np.unique(np.percentile(largest, [5, 50, 95]).astype(int)):
+            f = max_count_cdf(int(u), groups)
+            assert abs(f - np.mean(largest <= u)) <= 4 * math.sqrt(f * (1 - f) / largest.size), (h, k, u)
+        u, alpha = nist_tool_cutoff(h, k)
+        level = math.floor((1 - alpha) * TOOL_SIMULATION_ROUNDS) / TOOL_SIMULATION_ROUNDS
+        assert max_count_cdf(u, groups) >= level > max_count_cdf(u - 1, groups)
+        assert u >= sanity_cutoff(h, 0.000005)    # never below the document's one-value cutoff
+
+
+def test_default_restart_cutoff_keeps_its_false_alarm_rate():
+    """The default sanity cutoff: no worse than alpha per row / column under the most concentrated
+    distribution of min-entropy H_I, and on 20 seeded uniform 8-bit restart matrices with the
+    true H_I = 8 it fails none, while the document's binomial cutoff (the negative control of this
+    check; 82% predicted) fails most of them."""
+    from certify.stats.sp800_90b.restart import max_count_cdf, restart_alpha, worst_case_cutoff
+
+    for h in (8.0, 7.3, 4.0, 1.0, 0.4):
+        u, alpha = worst_case_cutoff(h)
+        assert alpha == restart_alpha() and math.isclose(1 - (1 - alpha) ** 2000, 0.01)
+        p = 2 ** -h
+        groups = [(p, math.floor(1 / p)), (1 - p * math.floor(1 / p), 1)]
+        assert 1 - max_count_cdf(u, groups) <= alpha < 1 - max_count_cdf(u - 1, groups)
+    default_fails = document_fails = 0
+    for seed in range(20):
+        result = restart_tests(prepare(np.random.default_rng(2000 + seed).integers(0, 256, size=1_000_000), 8),
+                               h_initial=8.0, iid=True)
+        default_fails += not result.sanity_passed
+        document_fails += result.max_count > result.to_dict()["sanity_check"]["document_cutoff"]
+    assert default_fails == 0 and document_fails >= 10
+
+
+def test_restart_reference_mode_takes_the_tools_cutoff():
+    """--reference nist-ea: the tool's distribution over the values present (the same cutoff as
+    the default in these cases); with floor(2^H_I) above the number of values present the tool's
+    rule does not apply (refused, as the tool stops), while the default still has its cutoff."""
+    from certify.stats.sp800_90b.restart import nist_tool_cutoff, worst_case_cutoff
+
+    assert nist_tool_cutoff(7.0, 256)[0] == worst_case_cutoff(7.0)[0] == 27   # ea_restart printed 27
+    samples = prepare(np.random.default_rng(37).integers(0, 16, size=1_000_000), 4)
+    ref = restart_tests(samples, h_initial=3.0, iid=True, reference="nist-ea")
+    assert ref.cutoff == nist_tool_cutoff(3.0, 16)[0] and "NIST tool" in ref.to_dict()["sanity_check"]["rule"]
+    few = prepare(np.random.default_rng(38).integers(0, 5, size=1_000_000), 3)
+    with pytest.raises(EntropyInputError, match="only 5 values occur"):
+        restart_tests(few, h_initial=2.9, iid=True, reference="nist-ea")
+    assert restart_tests(few, h_initial=2.9, iid=True).cutoff == worst_case_cutoff(2.9)[0]

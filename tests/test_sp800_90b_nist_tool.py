@@ -41,18 +41,22 @@ LINE = re.compile(r"^(Literal|Bitstring) (.+?) Estimate: (.+?) = (\S+)$")
 NO_P_LOCAL = re.compile(r"^(Literal|Bitstring) (.+?) Estimate: P_local can't change the result\.$")
 
 
+def _record(values: dict, data: str, name: str, key: str, value: str) -> None:
+    """One printed value under the suite's estimator name and detail key."""
+    if name == "Markov" and key == "p-hat_max":
+        key = "p_max"
+    elif name == "t-Tuple" and key == "p-hat_max":
+        key = "p_hat_max"
+    values.setdefault((data, ESTIMATORS[name]), {})[KEYS.get(key, key)] = value
+
+
 def parse_tool_output(text: str):
     """{(data, estimator): {key: printed text}} and the summary lines (H_original etc.)."""
     values: dict[tuple[str, str], dict[str, str | None]] = {}
     summary: dict[str, str] = {}
     for line in text.splitlines():
         if m := LINE.match(line):
-            data, name, key, value = m.groups()
-            if name == "Markov" and key == "p-hat_max":
-                key = "p_max"
-            elif name == "t-Tuple" and key == "p-hat_max":
-                key = "p_hat_max"
-            values.setdefault((data, ESTIMATORS[name]), {})[KEYS.get(key, key)] = value
+            _record(values, *m.groups())
         elif m := NO_P_LOCAL.match(line):
             values.setdefault((m.group(1), ESTIMATORS[m.group(2)]), {})["P_local"] = None
         elif line.startswith(("H_bitstring = ", "H_original = ")):
@@ -183,7 +187,7 @@ def compare_iid(tool_text: str, samples) -> list[str]:
         bits = iid.E.most_common_value(samples.bits, 2)
         check("Bitstring MCV H", _printed(tool_text, "Bitstring Most Common Value Estimate: min entropy"),
               bits.min_entropy)
-    indep, fit = iid.chi_square_tests(samples)
+    indep, fit = iid.chi_square_tests(samples, reference="nist-ea")   # the tool's rule
     for name, test in (("independence", indep), ("goodness of fit", fit)):
         check(f"chi-square {name} T", _printed(tool_text, f"Chi square {name}: T"), test.details["score"])
         check(f"chi-square {name} df", _printed(tool_text, f"Chi square {name}: df"), test.details["df"])
@@ -216,3 +220,95 @@ def _iid_cases():
 def test_iid_agrees_with_nist_tool(path, name, seed, n):
     samples = prepare(sources.generate(name, seed, n), sources.SOURCES[name][0])
     assert compare_iid(path.read_text(), samples) == []
+
+
+# ---------------------------------------------------------------- restart tests (ea_restart, 3.1.4)
+
+RESTART_LINE = re.compile(r"^(Rows|Columns) (.+?) Estimate: (.+?) = (\S+)$")
+RESTART_NO_P_LOCAL = re.compile(r"^(Rows|Columns) (.+?) Estimate: P_local can't change the result\.$")
+
+
+def parse_restart_output(text: str):
+    """{(dataset, estimator): {key: printed}} and the summary (H_I, X_cutoff, X_max, H_r, H_c, verdicts)."""
+    values: dict[tuple[str, str], dict[str, str | None]] = {}
+    for line in text.splitlines():
+        if m := RESTART_LINE.match(line):
+            _record(values, *m.groups())
+        elif m := RESTART_NO_P_LOCAL.match(line):
+            values.setdefault((m.group(1), ESTIMATORS[m.group(2)]), {})["P_local"] = None
+    summary: dict = dict(re.findall(r"^(H_I|ALPHA|X_cutoff|X_max|H_r|H_c|min\(H_r, H_c, H_I\)) = (\S+)$", text, re.M))
+    summary["sanity"] = "Restart Sanity Check Passed" in text
+    summary["validation"] = ("Validation Test Passed" in text) if summary["sanity"] else None
+    return values, summary
+
+
+def compare_restart(tool_text: str, samples, iid: bool) -> list[str]:
+    """ea_restart's output against ``restart_tests(..., reference="nist-ea")`` for the same H_I:
+    X_max; the sanity cutoff (the tool's is an order statistic of 5,000,000 random restarts, the
+    suite's in nist-ea mode the quantile it estimates, computed exactly: they may differ by one,
+    and the verdicts agree unless X_max falls between them) and verdict; the document's binomial
+    cutoff (the default) is never above the tool's; every estimator on the row and the column
+    dataset, H_r, H_c, the validation verdict and min(H_r, H_c, H_I)."""
+    from certify.stats.sp800_90b.restart import SANITY_ALPHA, restart_tests, sanity_cutoff
+
+    values, summary = parse_restart_output(tool_text)
+    h_initial = float(summary["H_I"])
+    result = restart_tests(samples, h_initial, iid=iid, reference="nist-ea")
+    tool_cutoff = int(summary["X_cutoff"])
+    problems = []
+    if int(summary["X_max"]) != result.max_count:
+        problems.append(f"X_max: tool {summary['X_max']}, suite {result.max_count}")
+    if abs(result.cutoff - tool_cutoff) > 1 or float(summary["ALPHA"]) != result.alpha:
+        problems.append(f"sanity cutoff: tool {tool_cutoff} at {summary['ALPHA']}, suite {result.cutoff} at {result.alpha!r}")
+    if sanity_cutoff(h_initial, SANITY_ALPHA) > tool_cutoff:
+        problems.append(f"sanity cutoff: the document's {sanity_cutoff(h_initial, SANITY_ALPHA)} above the tool's")
+    between = min(result.cutoff, tool_cutoff) < result.max_count <= max(result.cutoff, tool_cutoff)
+    if summary["sanity"] != result.sanity_passed and not between:
+        problems.append(f"sanity verdict: tool {summary['sanity']}, suite {result.sanity_passed}")
+    if not (result.sanity_passed and summary["sanity"]):
+        return problems
+    ours = {("Rows", e.name): e for e in result.rows}
+    ours.update({("Columns", e.name): e for e in result.columns})
+    for (dataset, name), printed in values.items():
+        est = ours.get((dataset, name))
+        if est is None:
+            problems.append(f"{dataset} {name}: the tool ran it, the suite did not")
+            continue
+        mine = {**est.details, "min_entropy": est.min_entropy}
+        for key, text in printed.items():
+            if key not in mine or not _agrees(text, mine[key]):
+                problems.append(f"{dataset} {name} {key}: tool {text}, suite {mine.get(key, '<missing>')!r}")
+    ran = {key for key, e in ours.items() if e.min_entropy is not None}
+    problems += [f"{d} {n}: the suite ran it, the tool did not" for d, n in sorted(ran - set(values))]
+    for key, mine in (("H_r", result.h_rows), ("H_c", result.h_columns),
+                      ("min(H_r, H_c, H_I)", result.min_entropy)):
+        if key in summary and not _agrees(summary[key], mine):
+            problems.append(f"{key}: tool {summary[key]}, suite {mine!r}")
+    if summary["validation"] != result.validation_passed:
+        problems.append(f"validation verdict: tool {summary['validation']}, suite {result.validation_passed}")
+    return problems
+
+
+RESTART_DEFAULT_CASES = {"stuck8_s44_1e6", "biased4_s43_1e6"}
+
+
+def _restart_cases():
+    for path in sorted(FIXTURES.glob("*.restart*.txt")):
+        stem, kind = path.name[:-4].split(".")
+        name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)", stem).groups()
+        marks = [] if stem in RESTART_DEFAULT_CASES else [pytest.mark.slow]
+        yield pytest.param(path, name, int(seed), int(float(n)), kind == "restart_iid", id=path.name[:-4], marks=marks)
+
+
+@pytest.mark.parametrize("path, name, seed, n, iid", list(_restart_cases()))
+def test_restart_agrees_with_nist_tool(path, name, seed, n, iid):
+    samples = prepare(sources.generate(name, seed, n), sources.SOURCES[name][0])
+    assert compare_restart(path.read_text(), samples, iid) == []
+
+
+def test_restart_compare_catches_a_disagreement():
+    path = FIXTURES / "biased4_s43_1e6.restart_iid.txt"
+    samples = prepare(sources.generate("biased4", 43, 10**6), 4)
+    text = re.sub(r"^H_r = \S+$", "H_r = 0.5", path.read_text(), flags=re.M).replace("X_max = ", "X_max = 9", 1)
+    problems = compare_restart(text, samples, iid=True)
+    assert any(p.startswith("X_max") for p in problems) and any(p.startswith("H_r") for p in problems)

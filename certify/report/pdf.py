@@ -848,7 +848,9 @@ def _entropy_results(c: dict, number: int) -> list:
                   ("H_I", _fmt_h(restart["H_I"])),
                   ("Sanity check (3.1.4.3)", f"{'pass' if sanity['passed'] else 'FAIL'}: largest count of one value "
                                              f"in a row or column X_max = {sanity['X_max']}, cutoff "
-                                             f"{sanity['cutoff']} (alpha {sanity['alpha']:.4g})")]
+                                             f"{sanity['cutoff']} (alpha {sanity['alpha']:.4g})"
+                                             + (f"; cutoff rule: {sanity['rule']}; the document's binomial "
+                                                f"cutoff: {sanity['document_cutoff']}" if sanity.get("rule") else ""))]
         if valid["passed"] is not None:
             rpairs.append(("Validation (3.1.4.2)", f"{'pass' if valid['passed'] else 'FAIL'}: H_r = "
                                                    f"{_fmt_h(valid['H_r'])}, H_c = {_fmt_h(valid['H_c'])}, "

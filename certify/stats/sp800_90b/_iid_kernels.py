@@ -268,3 +268,79 @@ def permutation_batch(data, values, k, raw_mean, median, active, seed, first, ou
         if keep_raw:
             for i in range(d.size):
                 out_raw[b, i] = values[d[i]]
+
+
+# ---------------------------------------------------------------- 5.2 chi-square statistics
+
+@nb.njit(cache=True, nogil=True)
+def pool_cells(expected, order):
+    """5.2.1's bins: the cells in ``order`` (by expectation, then index) merged greedily into bins
+    of expectation >= 5, a short last bin joining the one before. Returns each cell's bin and the
+    bins' expectations (summed in that order, as the NIST tool does)."""
+    bin_of = np.full(expected.size, -1, dtype=np.int64)
+    sums = np.zeros(expected.size)
+    current = 0
+    acc = 0.0
+    for i in order:
+        if acc >= 5.0:
+            sums[current] = acc
+            current += 1
+            acc = 0.0
+        bin_of[i] = current
+        acc += expected[i]
+    if current != 0 and acc < 5.0:
+        for i in range(bin_of.size):
+            if bin_of[i] == current:
+                bin_of[i] = current - 1
+        sums[current - 1] += acc
+        return bin_of, sums[:current].copy()
+    sums[current] = acc
+    return bin_of, sums[:current + 1].copy()
+
+
+@nb.njit(inline="always")
+def _score(observed, expected):
+    score = 0.0
+    for b in range(expected.size):
+        d = observed[b] - expected[b]
+        score += d * d / expected[b]
+    return score
+
+
+@nb.njit(cache=True, nogil=True)
+def independence_score(data, width, k, cell_bin, expected):
+    """5.2.1 / 5.2.3: T over the tuples of ``width`` consecutive symbols (pairs; m-bit blocks of
+    binary data): the tuple's cell (its symbols as base-k digits) counted into its bin."""
+    observed = np.zeros(expected.size, dtype=np.int64)
+    for u in range(data.size // width):
+        cell = 0
+        for j in range(width):
+            cell = cell * k + np.int64(data[u * width + j])
+        observed[cell_bin[cell]] += 1
+    return _score(observed, expected)
+
+
+@nb.njit(cache=True, nogil=True)
+def fit_score(data, block, symbol_bin, expected):
+    """5.2.2 / 5.2.4: T summed over ten consecutive blocks of ``block`` samples."""
+    total = 0.0
+    observed = np.zeros(expected.size, dtype=np.int64)
+    for j in range(10):
+        observed[:] = 0
+        for i in range(j * block, (j + 1) * block):
+            observed[symbol_bin[data[i]]] += 1
+        total += _score(observed, expected)
+    return total
+
+
+@nb.njit(cache=True, nogil=True, parallel=True)
+def chi_square_permutations(data, seed, first, width, k, cell_bin, independence_expected, block, symbol_bin,
+                            fit_expected, out):
+    """Permutations first .. first + len(out) - 1 of the samples (stream ``first + b`` of ``seed``):
+    out[b] = (independence T, goodness-of-fit T) of each, side by side."""
+    for b in nb.prange(out.shape[0]):
+        d = data.copy()
+        state = seed_state(seed, first + b)
+        shuffle(d, state)
+        out[b, 0] = independence_score(d, width, k, cell_bin, independence_expected)
+        out[b, 1] = fit_score(d, block, symbol_bin, fit_expected)

@@ -10,12 +10,24 @@ from typing import Any
 
 from rng.entropy import apt_cutoff, apt_window, rct_cutoff
 
-from .iid import PERMUTATIONS, assess_iid
+from .iid import PERMUTATIONS, assess_iid, check_reference
 from .non_iid import assess_non_iid
 from .restart import restart_tests
 from .samples import MIN_SAMPLES, EntropyInputError, read_samples
 
 HEALTH_ALPHAS_LOG2 = (20, 40)   # 90B 4.4 recommends alpha between 2^-20 and 2^-40
+
+# What each reference mode computes where the suite and the NIST SP800-90B_EntropyAssessment tool
+# differ (every estimator and every other statistic is the tool's in both modes).
+REFERENCE_RULES = {
+    "exact": "chi-square tests (5.2.1-5.2.4): p-value from the permutation null of T (seeded, exact: an IID "
+             "source fails with probability at most 0.001); restart sanity check (3.1.4.3): the exact worst-case "
+             "largest-count quantile (at most 1% false alarms; the document's binomial cutoff is reported beside it)",
+    "nist-ea": "chi-square tests (5.2.1-5.2.4): p-value from the chi-square distribution with the document's "
+               "degrees of freedom, as the NIST SP800-90B_EntropyAssessment tool (its false-alarm rate for "
+               "8-bit data far exceeds the stated 0.001); restart sanity check: the tool's worst-case "
+               "largest-count quantile over the values present (computed exactly; the tool simulates it)",
+}
 
 
 def health_cutoffs(min_entropy: float, binary: bool) -> list[dict[str, Any]]:
@@ -29,11 +41,13 @@ def health_cutoffs(min_entropy: float, binary: bool) -> list[dict[str, Any]]:
 
 def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = False, restart_path=None,
                 seed: int = 1, permutations: int = PERMUTATIONS, min_samples: int = MIN_SAMPLES,
-                truncate_bitstring: bool = False) -> dict[str, Any]:
+                truncate_bitstring: bool = False, reference: str = "exact") -> dict[str, Any]:
     """Assess ``path``; returns plain data (JSON-ready). Raises EntropyInputError on bad input,
-    before any estimator runs (the restart matrix is read and checked first too)."""
+    before any estimator runs (the restart matrix is read and checked first too). ``reference``:
+    "exact" (default) or "nist-ea", the NIST tool's rules where they differ (``REFERENCE_RULES``)."""
     from .restart import check_matrix
 
+    check_reference(reference)
     start = time.perf_counter()
     samples = read_samples(path, bits_per_symbol, packed=packed, min_samples=min_samples)
     restart_samples = None
@@ -41,14 +55,14 @@ def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = Fa
         restart_samples = read_samples(restart_path, bits_per_symbol, packed=packed, min_samples=1)
         check_matrix(restart_samples)
     if iid:
-        track = assess_iid(samples, seed=seed, permutations=permutations)
+        track = assess_iid(samples, seed=seed, permutations=permutations, reference=reference)
     else:
         track = assess_non_iid(samples, truncate_bitstring=1_000_000 if truncate_bitstring else None)
     out: dict[str, Any] = {
         "standard": "NIST SP 800-90B (2018)",
         "file": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
         "format": "packed bits" if packed else "one sample per byte", "min_samples": min_samples,
-        **track.to_dict()}
+        **track.to_dict(), "reference": reference, "reference_rules": REFERENCE_RULES[reference]}
     h = track.min_entropy
     verdict = "pass"
     reasons = []
@@ -56,7 +70,7 @@ def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = Fa
         verdict = "FAIL"
         reasons.append("the IID tests reject the IID assumption: assess with --non-iid")
     if restart_samples is not None:
-        restart = restart_tests(restart_samples, h, iid=iid)
+        restart = restart_tests(restart_samples, h, iid=iid, reference=reference)
         out["restart"] = {"file": str(restart_path), **restart.to_dict()}
         if not restart.passed:
             verdict = "FAIL"
@@ -98,11 +112,12 @@ def report_input(result: dict[str, Any], issued_at=None):
         "track": f"{result['track']} (SP 800-90B {'5 and 6.3.1' if iid else '6.3'})",
         "confidence_bounds": "Z = 2.5758293035489008 (99%, two-sided), as the NIST SP800-90B_EntropyAssessment tool",
         "health_test_alphas": "2^-20 and 2^-40, the ends of the range 90B 4.4 recommends",
+        "reference_mode": f"{result.get('reference', 'exact')}: {REFERENCE_RULES[result.get('reference', 'exact')]}",
     }
     if iid:
         permutation = next(t for t in result["tests"] if t["name"] == "Permutation tests")["details"]
-        seeds.append({"purpose": "permutation shuffles (xoshiro256**, one stream per permutation)",
-                      "value": int(permutation["seed"])})
+        seeds.append({"purpose": "permutation shuffles (xoshiro256**, one stream per permutation; the "
+                                 "chi-square null's from stream 2^40)", "value": int(permutation["seed"])})
     methodology["seeds"] = seeds
     name = Path(result["file"]).name
     return ReportInput(

@@ -141,94 +141,153 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
 
 # ---------------------------------------------------------------- 5.2
 
+# "exact": the chi-square tests' p-values come from their permutation null (an exact test: every
+# IID source is rejected with probability at most alpha); "nist-ea": from the chi-square
+# distribution with the document's degrees of freedom, as the NIST SP800-90B_EntropyAssessment
+# tool computes them (its false-alarm rate is far above alpha for 8-bit data, docs/sp800-90b.md).
+REFERENCE_MODES = ("exact", "nist-ea")
+CHI_PERMUTATIONS = 9_999     # B: p = (1 + C) / (B + 1) <= 0.001 exactly when C <= 9 of B are >= T
+CHI_EXCEEDANCES = 10         # ... so the test is decided (passed) at the 10th permutation T' >= T
+CHI_STREAM = 1 << 40         # the chi-square permutations use streams 2^40 + j of the seed (5.1: j)
+
+
+def check_reference(reference: str) -> str:
+    if reference not in REFERENCE_MODES:
+        raise ValueError(f"unknown SP 800-90B reference mode {reference!r}; expected one of {list(REFERENCE_MODES)}")
+    return reference
+
+
 def _pvalue(score: float, df: int) -> float:
     if df <= 0:
         return 1.0
     return float(gammaincc(df / 2.0, score / 2.0))
 
 
-def _bins(expected: np.ndarray) -> tuple[np.ndarray, list[float]]:
+def _bins(expected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge cells (sorted by expectation, then index) into bins of expectation >= 5 (5.2.1)."""
-    order = sorted(range(expected.size), key=lambda i: (expected[i], i))
-    bin_of = np.full(expected.size, -1, dtype=np.int64)
-    bins: list[float] = []
-    current, acc = 0, 0.0
-    for i in order:
-        if acc >= 5.0:
-            bins.append(acc)
-            current += 1
-            acc = 0.0
-        bin_of[i] = current
-        acc += expected[i]
-    if current != 0 and acc < 5.0:
-        bin_of[bin_of == current] = current - 1
-        bins[current - 1] += acc
-    else:
-        bins.append(acc)
-    return bin_of, bins
+    return K.pool_cells(expected, np.argsort(expected, kind="stable"))
 
 
 def _accumulate(symbols: np.ndarray, k: int) -> np.ndarray:
     return K.proportions(np.ascontiguousarray(symbols), k)
 
 
-def chi_square_tests(samples: Samples) -> tuple[IidTest, IidTest]:
-    s = samples.symbols
-    n = samples.n
-    k = samples.alphabet_size
-    if k == 2:
-        p1 = int(np.count_nonzero(s)) / n
-        p0 = 1.0 - p1
-        min_p = min(p0, p1)
-        m = 11
-        while m > 1:
-            if min_p ** m * (n // m) >= 5:
-                break
-            m -= 1
-        if m < 2:
-            score, df = 0.0, 0
-        else:
-            blocks = n // m
-            weights = 1 << np.arange(m - 1, -1, -1)
-            values = (s[:blocks * m].reshape(blocks, m).astype(np.int64) * weights).sum(axis=1)
-            occ = np.bincount(values, minlength=1 << m)
-            score = 0.0
-            for i in range(1 << m):
-                w = bin(i).count("1")
-                e = p1 ** w * p0 ** (m - w) * blocks
-                score += (occ[i] - e) ** 2 / e
-            df = (1 << m) - 2
-        indep = {"score": score, "df": df, "m": m}
-        sub = n // 10
-        ones = int(np.count_nonzero(s))
-        p = ones / n
-        e0, e1 = (1.0 - p) * sub, p * sub
-        score2 = 0.0
-        for i in range(10):
-            o1 = int(np.count_nonzero(s[i * sub:(i + 1) * sub]))
-            o0 = sub - o1
-            score2 += (o0 - e0) ** 2 / e0 + (o1 - e1) ** 2 / e1
-        fit = {"score": score2, "df": 9}
+@dataclass(frozen=True)
+class _Layout:
+    """What the two chi-square statistics count, fixed by the multiset of samples (so the same for
+    every permutation of them): the independence test's tuple width, cells' bins and bins'
+    expectations, and the goodness-of-fit test's block length, symbols' bins and expectations."""
+
+    width: int
+    cell_bin: np.ndarray
+    independence_expected: np.ndarray
+    independence: dict[str, Any]
+    block: int
+    symbol_bin: np.ndarray
+    fit_expected: np.ndarray
+    fit: dict[str, Any]
+
+
+def _binary_layout(s: np.ndarray, n: int) -> _Layout:
+    """5.2.3 / 5.2.4: m-bit blocks (the largest m <= 11 with min(p0, p1)^m (n / m) >= 5; none below
+    2) and ten blocks of n / 10 bits."""
+    p1 = int(np.count_nonzero(s)) / n
+    p0 = 1.0 - p1
+    min_p = min(p0, p1)
+    m = 11
+    while m > 1:
+        if min_p ** m * (n // m) >= 5:
+            break
+        m -= 1
+    blocks = n // m
+    if m < 2:
+        independence = {"m": m, "df": 0}
+        cells = np.zeros(2, dtype=np.int64)
+        expected = np.ones(2)
     else:
-        p = _accumulate(s, k)
-        expected = (p[:, None] * p[None, :]).ravel() * math.floor(n * 0.5)
-        bin_of, bins = _bins(expected)
-        pairs = s[:n - n % 2].reshape(-1, 2).astype(np.int64)
-        observed = np.bincount(bin_of[pairs[:, 0] * k + pairs[:, 1]], minlength=len(bins))
-        score = sum((observed[i] - bins[i]) ** 2 / bins[i] for i in range(len(bins)))
-        indep = {"score": float(score), "df": len(bins) - k, "bins": len(bins)}
-        expected = p * math.floor(n / 10.0)
-        bin_of, bins = _bins(expected)
-        block = n // 10
-        score2 = 0.0
-        for j in range(10):
-            observed = np.bincount(bin_of[s[j * block:(j + 1) * block]], minlength=len(bins))
-            score2 += sum((observed[i] - bins[i]) ** 2 / bins[i] for i in range(len(bins)))
-        fit = {"score": float(score2), "df": 9 * (len(bins) - 1), "bins": len(bins)}
+        cells = np.arange(1 << m, dtype=np.int64)
+        expected = np.array([p1 ** bin(i).count("1") * p0 ** (m - bin(i).count("1")) * blocks for i in range(1 << m)])
+        independence = {"df": (1 << m) - 2, "m": m}
+    sub = n // 10
+    fit_expected = np.array([(1.0 - p1) * sub, p1 * sub])
+    return _Layout(max(m, 1), cells, expected, independence, sub, np.arange(2, dtype=np.int64), fit_expected,
+                   {"df": 9})
+
+
+def _layout(samples: Samples) -> _Layout:
+    """5.2.1 / 5.2.2 for k > 2 values: pairs of samples and ten blocks of n / 10, cells pooled into bins."""
+    s, n, k = samples.symbols, samples.n, samples.alphabet_size
+    if k == 2:
+        return _binary_layout(s, n)
+    p = _accumulate(s, k)
+    cell_bin, bins = _bins((p[:, None] * p[None, :]).ravel() * math.floor(n * 0.5))
+    symbol_bin, fit_bins = _bins(p * math.floor(n / 10.0))
+    return _Layout(2, cell_bin, bins, {"df": int(bins.size) - k, "bins": int(bins.size)},
+                   n // 10, symbol_bin, fit_bins, {"df": 9 * (int(fit_bins.size) - 1), "bins": int(fit_bins.size)})
+
+
+def _permutation_pvalues(samples: Samples, layout: _Layout, scores: tuple[float, float], seed: int) -> list[dict]:
+    """The permutation null of both statistics: T of permutation j (stream 2^40 + j of ``seed``)
+    against the data's T, until CHI_EXCEEDANCES permutations reach it (then p = 10 / j, Besag and
+    Clifford's sequential p-value) or CHI_PERMUTATIONS have run (p = (1 + C) / (B + 1)). The
+    decision at 0.001 is that of all B permutations; batches run in parallel and are counted in
+    permutation order, so the result depends on the seed only."""
+    data = np.ascontiguousarray(samples.symbols)
+    exceed = [0, 0]
+    stop: list[int | None] = [None, None]
+    done, batch = 0, 16
+    while done < CHI_PERMUTATIONS and None in stop:
+        out = np.empty((min(batch, CHI_PERMUTATIONS - done), 2))
+        K.chi_square_permutations(data, np.uint64(seed), CHI_STREAM + done, layout.width, samples.alphabet_size,
+                                  layout.cell_bin, layout.independence_expected, layout.block, layout.symbol_bin,
+                                  layout.fit_expected, out)
+        for row in out:
+            done += 1
+            for j in (0, 1):
+                if stop[j] is None and not row[j] < scores[j]:   # ties (and NaN) count against the data
+                    exceed[j] += 1
+                    if exceed[j] == CHI_EXCEEDANCES:
+                        stop[j] = done
+            if None not in stop:
+                break
+        batch = min(2 * batch, 256)
+    return [{"p_value": (CHI_EXCEEDANCES / stop[j]) if stop[j] else (1 + exceed[j]) / (CHI_PERMUTATIONS + 1),
+             "permutations": stop[j] or done, "permuted_T_ge_T": exceed[j]} for j in (0, 1)]
+
+
+def chi_square_tests(samples: Samples, reference: str = "exact", seed: int = 1) -> tuple[IidTest, IidTest]:
+    """5.2.1-5.2.4: the independence and goodness-of-fit tests (binary: 5.2.3 / 5.2.4). T and the
+    document's df as the NIST tool computes them; the p-value from the permutation null
+    (``reference="exact"``: the test rejects an IID source with probability <= 0.001, fails when
+    p <= 0.001) or from the chi-square distribution with that df (``"nist-ea"``: the tool's rule,
+    fails when p < 0.001)."""
+    check_reference(reference)
+    layout = _layout(samples)
+    data = np.ascontiguousarray(samples.symbols)
+    indep = dict(layout.independence)
+    fit = dict(layout.fit)
+    indep["score"] = K.independence_score(data, layout.width, samples.alphabet_size, layout.cell_bin,
+                                          layout.independence_expected) if indep["df"] > 0 else 0.0
+    fit["score"] = K.fit_score(data, layout.block, layout.symbol_bin, layout.fit_expected)
+    for d in (indep, fit):
+        d["p_value_chi2_df"] = _pvalue(d["score"], d["df"])
+    if reference == "exact":
+        nulls = _permutation_pvalues(samples, layout, (indep["score"], fit["score"]), seed)
     out = []
-    for name, d in (("Chi-square independence", indep), ("Chi-square goodness of fit", fit)):
-        d["p_value"] = _pvalue(d["score"], d["df"])
-        out.append(IidTest(name, "5.2.1" if "independence" in name else "5.2.2", d["p_value"] >= CHI_ALPHA, d))
+    for j, (name, section, d) in enumerate((("Chi-square independence", "5.2.1", indep),
+                                            ("Chi-square goodness of fit", "5.2.2", fit))):
+        if samples.alphabet_size == 2:
+            section = "5.2.3" if j == 0 else "5.2.4"
+        if reference == "nist-ea" or d["df"] <= 0:
+            d["null"] = "chi-square, df as 5.2 (the NIST tool's rule)" if d["df"] > 0 else "no test (df 0)"
+            d["p_value"] = d.pop("p_value_chi2_df")
+            passed = d["p_value"] >= CHI_ALPHA
+        else:
+            d["null"] = f"permutation (seed {seed}), p = (1 + C) / (B + 1), B = {CHI_PERMUTATIONS:,}, sequential"
+            d.update(nulls[j])
+            passed = d["p_value"] > CHI_ALPHA
+        passed = passed and math.isfinite(d["score"])
+        out.append(IidTest(name, section, bool(passed), d))
     return out[0], out[1]
 
 
@@ -267,23 +326,26 @@ class IidResult:
     bits_per_symbol: int
     n: int
     alphabet_size: int
+    reference: str = "exact"
 
     @property
     def passed(self) -> bool:
         return all(t.passed for t in self.tests)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"track": "IID", "bits_per_symbol": self.bits_per_symbol, "samples": self.n,
+        return {"track": "IID", "reference": self.reference, "bits_per_symbol": self.bits_per_symbol, "samples": self.n,
                 "alphabet_size": self.alphabet_size, "iid_tests_passed": self.passed,
                 "tests": [t.to_dict() for t in self.tests], "literal": [self.literal.to_dict()],
                 "bitstring": [self.bitstring.to_dict()] if self.bitstring else [],
                 "H_original": self.h_original, "H_bitstring": self.h_bitstring, "min_entropy": self.min_entropy}
 
 
-def assess_iid(samples: Samples, seed: int = 1, permutations: int = PERMUTATIONS) -> IidResult:
+def assess_iid(samples: Samples, seed: int = 1, permutations: int = PERMUTATIONS,
+               reference: str = "exact") -> IidResult:
     """The IID track on ``samples``: 5.1 and 5.2 tests, then the MCV estimate (6.3.1) of the
-    samples and (for more than two values) of the bitstring: min(H_original, K x H_bitstring)."""
-    indep, fit = chi_square_tests(samples)
+    samples and (for more than two values) of the bitstring: min(H_original, K x H_bitstring).
+    ``reference`` chooses the chi-square tests' null (``chi_square_tests``)."""
+    indep, fit = chi_square_tests(samples, reference=reference, seed=seed)
     tests = (permutation_tests(samples, seed=seed, permutations=permutations), indep, fit, lrs_test(samples))
     literal = E.most_common_value(samples.symbols, samples.alphabet_size)
     h_original = min(literal.min_entropy, float(samples.bits_per_symbol))
@@ -295,4 +357,4 @@ def assess_iid(samples: Samples, seed: int = 1, permutations: int = PERMUTATIONS
         h_bitstring = min(bitstring.min_entropy, 1.0)
         assessed = min(h_original, samples.bits_per_symbol * h_bitstring)
     return IidResult(tests, literal, bitstring, h_original, h_bitstring, assessed, samples.bits_per_symbol,
-                     samples.n, samples.alphabet_size)
+                     samples.n, samples.alphabet_size, reference)
