@@ -216,8 +216,6 @@ def spec_strategy(spec):
     return strategy
 
 
-_strategy = spec_strategy
-
 
 _WORKER: dict[str, Any] = {}
 
@@ -225,7 +223,7 @@ _WORKER: dict[str, Any] = {}
 def _worker_start(spec) -> None:
     from certify.audit.schema import round_log_validator
 
-    _WORKER.update(spec=spec, strategy=_strategy(spec), validator=round_log_validator(1))
+    _WORKER.update(spec=spec, strategy=spec_strategy(spec), validator=round_log_validator(1))
 
 
 def _examine_batch(path: str, batch: list[tuple[int, bytes]]) -> list[tuple[int, dict, Examined]]:
@@ -245,7 +243,7 @@ class Auditor:
     def __init__(self, spec, sheet=None, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE):
         self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
         self.tally = Tally()
-        self.strategy = _strategy(spec)
+        self.strategy = spec_strategy(spec)
         self._pending: dict[int, list[bytes]] = {}       # first deals not yet tallied, by size
         self._outcome_keys: dict[tuple, tuple | None] = {}
 

@@ -134,7 +134,7 @@ def _at(round_no: int | None) -> str:
 
 class Harness:
     def __init__(self, spec, play: str = "spec", seed: int = 0, seats: int = 1):
-        from certify.games import engine
+        from certify.audit.audit import spec_strategy
 
         if play not in ("spec", "random"):
             raise InputError(f"--play: expected spec or random, got {play!r}")
@@ -142,16 +142,17 @@ class Harness:
             raise InputError(f"--seats: {spec.name} has {spec.seats} seat(s); {seats} asked for")
         self.spec, self.play, self.seats = spec, play, seats
         self.random = random.Random(seed)
-        self.strategy = engine(spec).strategy_from_spec(spec) if play == "spec" else None
+        self.strategy = spec_strategy(spec) if play == "spec" else None
 
     def wagers(self) -> list[dict]:
         out = []
         for seat in range(1, self.seats + 1):
-            wagers = {"ante": str(self.spec.wagers["ante"].min)}
+            unit = getattr(self.spec, "unit", "ante")     # the rules model names it (Let It Ride's bet_1)
+            wagers = {unit: str(self.spec.wagers[unit].min)}
             for name, limit in self.spec.wagers.items():
                 if getattr(limit, "made", "side") not in ("unit", "side"):
-                    continue        # a rules-model wager made by a decision (Three Card Poker's Play)
-                if name != "ante" and self.random.random() < 0.5:
+                    continue        # a rules-model wager made with the unit or by a decision (Three Card Poker's Play)
+                if name != unit and self.random.random() < 0.5:
                     wagers[name] = str(limit.min)
             out.append({"seat": seat, "wagers": wagers})
         return out
