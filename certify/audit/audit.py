@@ -172,7 +172,7 @@ def _dealer_share_with_board(spec, threshold) -> tuple[int, int, str] | None:
 
     plan = round_plan(spec)
     cards = plan.dealer + sum(n for kind, n in plan.stages if kind == "board")
-    if spec.ranking != "five_card" or cards != 7 or threshold.ranks:
+    if spec.ranking != "best_five" or cards != 7 or threshold.ranks:
         return None
     from certify.analysis.frequencies import seven_card_category_counts
 

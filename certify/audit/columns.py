@@ -127,7 +127,7 @@ def write_columns(records: Iterable[dict], path, row_group: int = BATCH_ROWS) ->
             values = [None if v is None else Decimal(v) for v in values]
         columns[name] = pa.array(values, type=kind)
     table = pa.table(columns, metadata={"format": FORMAT})
-    pq.write_table(table, path, row_group_size=row_group)
+    pq.write_table(table, path, row_group_size=row_group, store_decimal_as_integer=True)   # INT64 money: faster to read
     return len(rows)
 
 
@@ -336,6 +336,7 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
         return
     import multiprocessing
 
+    _warm(spec, rules)                 # the compiled kernels loaded once, inherited by the forked processes
     context = multiprocessing.get_context("fork")
     children = []
     try:
@@ -364,6 +365,16 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
             if child.is_alive():
                 child.kill()
             child.join()
+
+
+def _warm(spec, rules) -> None:
+    """Load the compiled loops the pass runs (from numba's cache: a second or more per process)."""
+    from certify.rules.kernel import one_decision_cells
+
+    cards = np.arange(2 * rules.k, dtype=np.uint8)[None, :]
+    one_decision_cells(spec, rules, cards)
+    _distinct_cards(cards)
+    _low_words(np.zeros((1, 2), np.int64), np.zeros(1, np.bool_), np.empty(1, np.int64))
 
 
 def _runs(groups: int, jobs: int) -> list[range]:

@@ -48,6 +48,7 @@ from certify.inputs import excerpt
 
 PROTOCOL = "certify-drive/1"
 MAX_MESSAGE = 1 << 20
+START_UP = 10.0             # seconds the handshake waits at least: starting a program on a loaded machine
 
 
 class EngineFailed(CertifyError):
@@ -88,7 +89,8 @@ class _Engine:
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0 or not self.selector.select(left):
-                raise EngineFailed(f"{_at(round_no)}: the engine sent nothing for {self.timeout:g} s "
+                waited = self.timeout if round_no is not None else max(self.timeout, START_UP)
+                raise EngineFailed(f"{_at(round_no)}: the engine sent nothing for {waited:g} s "
                                    "(hung): it was stopped")
             chunk = os.read(self.proc.stdout.fileno(), 65536)
             if not chunk:
@@ -203,7 +205,7 @@ def drive(command: str, spec, rounds: int, log_path: str | Path, *, seed: int = 
             engine = _Engine(command, timeout, cwd)
             hello = {"type": "hello", "protocol": PROTOCOL, "spec": {"name": spec.name, "version": str(spec.version)}}
             engine.send(hello, None)
-            answer = engine.receive(time.monotonic() + timeout, None)
+            answer = engine.receive(time.monotonic() + max(timeout, START_UP), None)   # a process starting
             if answer.get("type") != "hello" or answer.get("protocol") != PROTOCOL or answer.get("spec") != hello["spec"]:
                 raise EngineFailed(f"handshake: expected hello for {PROTOCOL} and spec {hello['spec']}, "
                                    f"got {excerpt(answer)}")

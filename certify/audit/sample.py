@@ -202,7 +202,7 @@ def write_bulk_columns(path, spec, rounds: int, seed: int, side_rate: float = 0.
             columns[f"net_{w}"] = money(nets[w], nulls[w])
         table = pa.table(columns, metadata={"format": FORMAT})
         if writer is None:
-            writer = pq.ParquetWriter(path, table.schema)
+            writer = pq.ParquetWriter(path, table.schema, store_decimal_as_integer=True)   # read ~40% faster
         writer.write_table(table)
         done += n
     writer.close()
