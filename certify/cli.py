@@ -914,8 +914,9 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
 @click.option("--sample", type=click_number(1000, 10**8, integer=True, why="rounds the card battery holds"),
               default=1_000_000, show_default=True,
               help="Rounds (and deck orders) the card battery keeps in memory; the tallies take every round.")
-@click.option("--jobs", type=WORKERS, default=1, show_default=True,
-              help="Worker processes that parse and re-settle the rounds (the result is the same).")
+@click.option("--jobs", type=WORKERS, default=None,
+              help="Processes that read and re-settle the rounds (the result is the same) [a columnar log: 2, "
+                   "or 1 on one core; JSON Lines: 1, where more does not pay].")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, callback=_writable_target,
               help="Write the whole audit (every finding class, test and file) as JSON.")
 @click.option("--report", "report_dir", type=click.Path(file_okay=False), default=None, callback=_writable_folder,

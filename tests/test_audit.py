@@ -312,10 +312,10 @@ def test_dealer_qualifying_too_often_is_caught_by_its_rate(tmp_path):
     the dealer qualifies in 65.3% of them (99% CI 60.9%..69.4%) against the exact 1,463,700 of
     2,598,960 hands (56.3%): p = 1.2e-7, rejected by Holm; integrity and rules pass."""
     from certify.audit import sample
-    from certify.audit.audit import _strategy, examine
+    from certify.audit.audit import examine, spec_strategy
 
     spec = load_spec("casino_stud")
-    strategy = _strategy(spec)
+    strategy = spec_strategy(spec)
     kept, missed = [], 0
     for r in sample.records(spec, 1000, 7):
         flag = examine(spec, strategy, r, "").dealer

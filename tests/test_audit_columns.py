@@ -94,6 +94,46 @@ def test_faulty_rounds_give_the_same_findings_in_both_formats(tmp_path):
     same(a, b)
 
 
+def test_the_pass_split_over_processes_is_the_one_process_pass(tmp_path):
+    """Row groups split over 2 and 3 processes (``jobs``): the same findings (texts, rows, order),
+    tallies, tests and verdict as one process, on a faulty log with free play mixed in; a time
+    going back at the first row of a later run (the split cannot judge it alone: that run is
+    audited again in order), and bad input in a later run is the same exit-2 message."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    spec, recs = stud(), fair(3000, seed=6)
+    for r in recs[1000:1300]:
+        r["strategy"] = "free"
+    paid = next(r for r in recs[2100:] if any(e["wager"] == "bet" and Decimal(e["net"]) > 0 for e in r["settlement"]))
+    entry = next(e for e in paid["settlement"] if e["wager"] == "bet")
+    entry["net"] = str(Decimal(entry["net"]) + 1)
+    _deal(recs[2600], "dealer")["cards"][0] = _deal(recs[2600], 1)["cards"][0]
+    del recs[2800]
+    path = tmp_path / "log.parquet"
+    write_columns(recs, path, row_group=250)        # 12 row groups: runs of 6, or 4
+    one = audit([path], spec, jobs=1)
+    assert one["verdict"] == "FAIL" and one["findings"]["integrity"]["count"] == 2
+    for jobs in (2, 3):
+        split = audit([path], spec, jobs=jobs)
+        assert split["timing"]["column_jobs"] == jobs
+        same(one, split)
+        assert one["files"] == split["files"]
+    recs[1500]["time"] = recs[1400]["time"]           # the first row of the second of 2 runs
+    write_columns(recs, path, row_group=250)
+    one, split = audit([path], spec, jobs=1), audit([path], spec, jobs=2)
+    assert any("time goes backwards" in f["what"] and f["round"] == 1501 for f in one["findings"]["integrity"]["first"])
+    same(one, split)
+    table = pq.read_table(path)
+    versions = table.column("spec_version").to_pylist()
+    versions[2700] = "9.9"
+    pq.write_table(table.set_column(table.schema.get_field_index("spec_version"), "spec_version",
+                                    pa.array(versions)), path, row_group_size=250)
+    for jobs in (1, 2):
+        with pytest.raises(LogError, match=r"log.parquet:2701: spec.version: caribbean_stud version '9.9'"):
+            audit([path], spec, jobs=jobs)
+
+
 def test_a_code_that_is_no_card_is_an_integrity_finding(tmp_path):
     recs = fair(300)
     _deal(recs[50], 1)["cards"][2] = "Xx"            # written as code 255

@@ -71,6 +71,7 @@ class Tally:
     positions: dict[int, np.ndarray] = field(default_factory=dict)   # first-deal size k -> k x 52 counts
     sample: dict[int, list[np.ndarray]] = field(default_factory=lambda: defaultdict(list))
     sample_rows: int = 0
+    sample_order: list[int] = field(default_factory=list)    # the first-deal size of each sample block, in order
     k: int | None = None                      # the positions tested (chosen at the end: ``choose_k``)
     short_deals: int = 0                      # rounds whose first deal is shorter than k (left out)
     decks: list[np.ndarray] = field(default_factory=list)
@@ -84,6 +85,7 @@ class Tally:
     outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
     dealer: Counter = field(default_factory=Counter)     # (reveal flag, met) -> rounds
     last: dict[str, tuple[int, datetime, str]] = field(default_factory=dict)
+    first_seen: dict[str, tuple[int, int]] = field(default_factory=dict)   # columnar: table -> first (round, time us)
 
     def add(self, finding: Finding) -> None:
         self.counts[finding.kind] += 1
@@ -143,9 +145,12 @@ def dealer_share(spec, threshold) -> tuple[int, int, str]:
     if spec.family == "rules":
         from math import comb
 
-        from certify.rules.analysis import hand_tables, one_decision
+        from certify.rules.analysis import ShapeError, hand_tables, one_decision
 
-        rules = one_decision(spec)
+        try:
+            rules = one_decision(spec)
+        except ShapeError:
+            return _dealer_share_with_board(spec, threshold)
         tables = hand_tables(rules.ranking, rules.k)
         at_least = tables.dense_at_least(spec.threshold_value(threshold))
         hands = int(tables.weights[tables.dense >= at_least].sum())
@@ -153,6 +158,27 @@ def dealer_share(spec, threshold) -> tuple[int, int, str]:
     from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
 
     return hands_meeting(threshold), FIVE_CARD_HANDS, "five-card hands"
+
+
+def _dealer_share_with_board(spec, threshold) -> tuple[int, int, str] | None:
+    """A rules-model game whose dealer plays the best five of own cards and the board (Ultimate
+    Texas Hold'em: 2 + 5): the share of the 133,784,560 seven-card hands whose best five meet a
+    threshold of a category alone, counted by enumeration
+    (``certify.analysis.frequencies.seven_card_category_counts``). None (no test) for any other
+    dealer hand or a threshold naming ranks."""
+    from math import comb
+
+    from certify.rules.engine import round_plan
+
+    plan = round_plan(spec)
+    cards = plan.dealer + sum(n for kind, n in plan.stages if kind == "board")
+    if spec.ranking != "best_five" or cards != 7 or threshold.ranks:
+        return None
+    from certify.analysis.frequencies import seven_card_category_counts
+
+    at_least = spec.threshold_value(threshold) >> 20
+    hands = sum(n for category, n in seven_card_category_counts().items() if int(category) >= at_least)
+    return hands, comb(52, 7), "seven-card hands (the dealer's two and the board), best five"
 
 
 def _dealer_flag(rnd) -> tuple[str, bool] | None:
@@ -163,13 +189,32 @@ def _dealer_flag(rnd) -> tuple[str, bool] | None:
     return next(((flag, bool(args[flag])) for flag in DEALER_FLAGS if flag in args), None)
 
 
-def _strategy(spec):
+_STRATEGIES: dict[str, Any] = {}
+
+
+def spec_strategy(spec):
+    """The strategy rounds declaring ``"strategy": "spec"`` are held to (the engine module's
+    ``strategy_from_spec``: a rules-model game with decisions between deals gets the analysis'
+    derived strategy, whose tables take a while to build: kept per spec for the process, so a
+    drive and its audit build them once); None where the spec gives none."""
     from certify.games import engine
 
     try:
-        return engine(spec).strategy_from_spec(spec)
+        key = spec.model_dump_json()
+    except AttributeError:
+        key = None
+    if key is not None and key in _STRATEGIES:
+        return _STRATEGIES[key]
+    try:
+        strategy = engine(spec).strategy_from_spec(spec)
     except ValueError:
-        return None
+        strategy = None
+    if key is not None:
+        if len(_STRATEGIES) >= 4:
+            _STRATEGIES.clear()
+        _STRATEGIES[key] = strategy
+    return strategy
+
 
 
 _WORKER: dict[str, Any] = {}
@@ -178,7 +223,7 @@ _WORKER: dict[str, Any] = {}
 def _worker_start(spec) -> None:
     from certify.audit.schema import round_log_validator
 
-    _WORKER.update(spec=spec, strategy=_strategy(spec), validator=round_log_validator(1))
+    _WORKER.update(spec=spec, strategy=spec_strategy(spec), validator=round_log_validator(1))
 
 
 def _examine_batch(path: str, batch: list[tuple[int, bytes]]) -> list[tuple[int, dict, Examined]]:
@@ -198,7 +243,7 @@ class Auditor:
     def __init__(self, spec, sheet=None, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE):
         self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
         self.tally = Tally()
-        self.strategy = _strategy(spec)
+        self.strategy = spec_strategy(spec)
         self._pending: dict[int, list[bytes]] = {}       # first deals not yet tallied, by size
         self._outcome_keys: dict[tuple, tuple | None] = {}
 
@@ -309,10 +354,16 @@ class Auditor:
         if table is None:
             table = t.positions[first] = np.zeros((first, 52), dtype=np.int64)
         table += np.stack([np.bincount(block[:, j], minlength=52) for j in range(first)])
+        self.add_sample(block)
+
+    def add_sample(self, block: np.ndarray) -> None:
+        """The battery's sample takes the block's first rows while it has room."""
+        t = self.tally
         room = self.sample_limit - t.sample_rows
         if room > 0:
             take = block[:room].astype(np.uint8)
-            t.sample[first].append(take)
+            t.sample[block.shape[1]].append(take)
+            t.sample_order.append(block.shape[1])
             t.sample_rows += len(take)
 
     def choose_k(self) -> int | None:
@@ -422,7 +473,10 @@ class Auditor:
             threshold = getattr(getattr(self.spec, "dealer", None), field_name, None)
             if not total or threshold is None:
                 continue
-            hands, of, what_hands = dealer_share(self.spec, threshold)
+            share = dealer_share(self.spec, threshold)
+            if share is None:
+                continue
+            hands, of, what_hands = share
             what = "qualifies" if flag == "qualifies" else "stands (no mulligan)"
             out.append(binomial_test(met, total, hands / of, alpha=self.alpha, confidence=1 - self.alpha,
                                      name=f"dealer {what}: rate",
@@ -491,9 +545,12 @@ class Auditor:
         t = self.tally
         if not t.choices or self.spec.family != "rules":
             return None
-        from certify.rules.analysis import count, one_decision
+        from certify.rules.analysis import ShapeError, count, one_decision
 
-        rules = one_decision(self.spec)
+        try:
+            rules = one_decision(self.spec)
+        except ShapeError:
+            return None          # decisions between deals: the value of each option per decision is not kept
         if rules.up:
             return None          # the decision sees an up card: the value per up card is not kept
         hands = sorted({cards for cards, _ in t.choices})
@@ -604,11 +661,15 @@ def _records(path, spec, info: LogFile, pool, jobs: int) -> Iterable[tuple[int, 
 
 
 def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE,
-          use_cache: bool = True, progress=None, jobs: int = 1, need_sheet: bool = False) -> dict[str, Any]:
+          use_cache: bool = True, progress=None, jobs: int | None = None, need_sheet: bool = False) -> dict[str, Any]:
     """Audit the logs (in the order given, one pass); returns the result dict (``verdict``...).
-    ``jobs`` > 1: worker processes parse and re-settle batches of lines while this one reads and
-    tallies them in order (the same result). Raises ``LogError`` (exit 2) for a log that cannot be
-    read, an empty log included."""
+    ``jobs`` > 1: a columnar log's row groups are split over that many processes
+    (``certify.audit.columns.read_columns``), and worker processes parse and re-settle batches of
+    JSON lines while this one reads and tallies them in order (the same result either way).
+    ``jobs`` None chooses what pays: 2 processes (1 on one core) for a columnar log, 1 for JSON
+    Lines (measured: the workers' start-up and the records sent back cost more than they save;
+    docs/round-log.md). Raises ``LogError`` (exit 2) for a log that cannot be read, an empty log
+    included."""
     from certify.validate import check_alpha
 
     from certify.analysis.cache import load_or_compute
@@ -618,21 +679,25 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     paths = list(paths)
     for path in paths:          # a missing or unreadable log is refused before any work
         check_log_path(path)
+    import os
+    import resource
+
     auditor = Auditor(spec, None, alpha, sample)
     files = []
-    pool = None
-    if jobs > 1:
-        import multiprocessing
-
-        pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_start, initargs=(spec,))
+    pools: list = []
+    column_jobs = jobs if jobs is not None else min(2, os.cpu_count() or 1)
+    line_jobs = jobs if jobs is not None else 1
     start, cpu = time.perf_counter(), time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        _read_all(paths, spec, auditor, files, pool, jobs, progress)
+        _read_all(paths, spec, auditor, files, pools, line_jobs, progress, column_jobs)
     finally:
-        if pool is not None:
+        for pool in pools:
             pool.terminate()
             pool.join()
     read_wall, read_cpu = time.perf_counter() - start, time.process_time() - cpu
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    children_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     sheet = provenance = None
     if auditor.tally.declared or need_sheet:      # free play never needs the PAR sheet (minutes for Hold'em)
         sheet, provenance = load_or_compute(spec, use_cache=use_cache)
@@ -640,27 +705,35 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     result = auditor.results(files)
     result["par_provenance"] = provenance.to_dict() if provenance is not None else None
     result.update(judge_audit(result))
-    result["timing"] = {"jobs": jobs, "read_and_resettle_wall_s": round(read_wall, 3),
+    result["timing"] = {"jobs": jobs, "column_jobs": column_jobs, "line_jobs": line_jobs,
+                        "read_and_resettle_wall_s": round(read_wall, 3),
                         "read_and_resettle_cpu_s_main_process": round(read_cpu, 3),
+                        "read_and_resettle_cpu_s_other_processes": round(children_cpu, 3),
                         "tests_wall_s": round(time.perf_counter() - start - read_wall, 3),
                         "rounds_per_s_wall": round(auditor.tally.rounds / read_wall, 1) if read_wall else None}
     result["_sheet"] = sheet
     return result
 
 
-def _read_all(paths, spec, auditor: Auditor, files: list, pool, jobs: int, progress) -> None:
+def _read_all(paths, spec, auditor: Auditor, files: list, pools: list, jobs: int, progress,
+              column_jobs: int = 1) -> None:
     from certify.audit.columns import is_columnar, read_columns
 
     for path in paths:
         info = LogFile(str(path))
         if is_columnar(path):         # a Parquet log (docs/round-log.md, "Columnar logs")
-            read_columns(path, spec, auditor, info)
+            read_columns(path, spec, auditor, info, jobs=column_jobs)
             if info.rounds == 0:
                 raise LogError(f"{path}: the log holds no round: an empty log cannot be audited")
             files.append(info)
             if progress:
                 progress(f"{path}: {info.rounds:,} rounds (columnar)")
             continue
+        if jobs > 1 and not pools:      # started at the first JSON Lines log (a columnar one forks instead)
+            import multiprocessing
+
+            pools.append(multiprocessing.get_context("spawn").Pool(jobs, initializer=_worker_start, initargs=(spec,)))
+        pool = pools[0] if pools else None
         for number, record, examined in _records(path, spec, info, pool, jobs):
             auditor.round(record, f"{path}:{number}", examined)
             info.rounds += 1

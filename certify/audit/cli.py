@@ -42,7 +42,7 @@ def summary_lines(result: dict) -> list[str]:
 
 def run_audit(logs, spec_ref: str, *, alpha: float, sample: int, json_path, report_dir, issued_at, key_dir,
               passphrase_file, allow_insecure_key: bool, no_cache: bool, passphrase_source, warn_about_key,
-              jobs: int = 1) -> int:
+              jobs: int | None = None) -> int:
     from certify.spec import load_spec, resolve_spec_path
 
     spec = load_spec(spec_ref)

@@ -127,7 +127,7 @@ def write_columns(records: Iterable[dict], path, row_group: int = BATCH_ROWS) ->
             values = [None if v is None else Decimal(v) for v in values]
         columns[name] = pa.array(values, type=kind)
     table = pa.table(columns, metadata={"format": FORMAT})
-    pq.write_table(table, path, row_group_size=row_group)
+    pq.write_table(table, path, row_group_size=row_group, store_decimal_as_integer=True)   # INT64 money: faster to read
     return len(rows)
 
 
@@ -310,11 +310,17 @@ def _token(code: int) -> str:
 
 # ------------------------------------------------------------------ the audit of a columnar log
 
-def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROWS) -> None:
+def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROWS, jobs: int = 1) -> None:
     """Audit every row of one columnar log into ``auditor`` (the same tallies and findings as the
-    JSON Lines path); ``info`` gets the file's size, SHA-256, rounds, tables and period."""
-    from concurrent.futures import ThreadPoolExecutor
+    JSON Lines path); ``info`` gets the file's size, SHA-256, rounds, tables and period.
 
+    ``jobs`` > 1 (a game of the one-decision shape, two row groups or more, a system that forks):
+    the row groups are split into ``jobs`` runs of consecutive groups; this process audits the
+    first run while forked processes audit the others, each into tallies of its own, merged here
+    in row order (``_merge``: counts added, the findings kept and the battery's sample taken in
+    row order). Where a run's first round of a table does not follow the previous run's last one
+    (a round id or time out of order across the split) the merge cannot know what one pass would
+    have found: that run is audited again here, after the runs before it, exactly as one pass."""
     _, pq = _pyarrow()
     path = str(path)
     try:
@@ -322,8 +328,136 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
     except Exception as exc:            # pyarrow's errors: a damaged or truncated file
         raise LogError(f"{path}: not a readable Parquet log ({exc})") from None
     _check_schema(reader.schema_arrow, path)
-    strings = [name for name, kind in zip(reader.schema_arrow.names, reader.schema_arrow.types) if kind == "string"]
+    groups = reader.metadata.num_row_groups
     rules = one_decision_rules(spec)
+    runs = _runs(groups, jobs if rules is not None else 1)
+    if len(runs) == 1:
+        _read_groups(path, spec, auditor, info, runs[0], reader, rules, True, batch_rows)
+        return
+    import multiprocessing
+
+    _warm(spec, rules)                 # the compiled kernels loaded once, inherited by the forked processes
+    context = multiprocessing.get_context("fork")
+    children = []
+    try:
+        for run in runs[1:]:       # forked before this process starts any thread
+            receive, send = context.Pipe(duplex=False)
+            child = context.Process(target=_child, args=(send, path, spec, auditor, run, batch_rows),
+                                    daemon=True)
+            child.start()
+            send.close()
+            children.append((child, receive, run))
+        _read_groups(path, spec, auditor, info, runs[0], reader, rules, True, batch_rows)
+        for child, receive, run in children:
+            try:
+                outcome = receive.recv()
+            except EOFError:
+                child.join()
+                raise LogError(f"{path}: the process auditing row groups {run.start}..{run.stop - 1} died "
+                               f"(exit status {child.exitcode})") from None
+            if isinstance(outcome, BaseException):
+                raise outcome
+            if not _merge(auditor, info, *outcome):
+                _read_groups(path, spec, auditor, info, run, reader, rules, False, batch_rows)
+    finally:
+        for child, receive, _ in children:
+            receive.close()
+            if child.is_alive():
+                child.kill()
+            child.join()
+
+
+def _warm(spec, rules) -> None:
+    """Load the compiled loops the pass runs (from numba's cache: a second or more per process)."""
+    from certify.rules.kernel import one_decision_cells
+
+    cards = np.arange(2 * rules.k, dtype=np.uint8)[None, :]
+    one_decision_cells(spec, rules, cards)
+    _distinct_cards(cards)
+    _low_words(np.zeros((1, 2), np.int64), np.zeros(1, np.bool_), np.empty(1, np.int64))
+
+
+def _runs(groups: int, jobs: int) -> list[range]:
+    """The row groups in ``jobs`` runs of consecutive groups (fewer when there are fewer groups)."""
+    import multiprocessing
+
+    if jobs < 2 or groups < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [range(groups)]
+    jobs = min(jobs, groups)
+    bounds = [groups * j // jobs for j in range(jobs + 1)]
+    return [range(a, b) for a, b in zip(bounds, bounds[1:])]
+
+
+def _child(send, path: str, spec, parent, run: range, batch_rows: int) -> None:
+    """A forked process's run of row groups, audited into tallies of its own; sends back what
+    ``_merge`` needs (or the ``LogError`` that stopped it)."""
+    from certify.audit.audit import Auditor
+
+    try:
+        auditor = Auditor.__new__(Auditor)
+        auditor.__dict__.update(parent.__dict__)          # the spec, strategy and limits of the parent
+        auditor.tally, auditor._pending, auditor._outcome_keys = type(parent.tally)(), {}, {}
+        info = LogFile(path)
+        _read_groups(path, spec, auditor, info, run, None, one_decision_rules(spec), False, batch_rows)
+        auditor.flush_cards()
+        send.send((auditor.tally, info))
+    except LogError as exc:
+        send.send(exc)
+    finally:
+        send.close()
+
+
+def _merge(auditor, info: LogFile, tally, part: LogFile) -> bool:
+    """Add a later run's tallies to ``auditor``'s, as one pass would have made them; False (nothing
+    merged) when a table's first round in the run does not follow its last round before it."""
+    t = auditor.tally
+    for table, (number, micros) in tally.first_seen.items():
+        last = t.last.get(table)
+        if last is not None and (number != last[0] + 1 or micros < _micros(last[1])):
+            return False
+    from certify.audit.audit import KEEP_FINDINGS
+
+    for name in ("rounds", "declared", "free_rounds", "decisions", "free_deviations"):
+        setattr(t, name, getattr(t, name) + getattr(tally, name))
+    for name in ("counts", "choices", "choice_count", "outcomes", "dealer"):
+        getattr(t, name).update(getattr(tally, name))
+    for kind, found in tally.findings.items():
+        t.findings[kind].extend(found[:KEEP_FINDINGS - len(t.findings[kind])])
+    auditor.flush_cards()               # one pass would tally this run's cards after these
+    for size, table in tally.positions.items():
+        if size in t.positions:
+            t.positions[size] += table
+        else:
+            t.positions[size] = table
+    blocks = {size: iter(rows) for size, rows in tally.sample.items()}
+    for size in tally.sample_order:     # the run's sample in the order it was taken
+        auditor.add_sample(next(blocks[size]))
+    for table in tally.first_seen:
+        t.first_seen.setdefault(table, tally.first_seen[table])
+    t.last.update(tally.last)
+    info.rounds += part.rounds
+    info.tables |= part.tables
+    for text in (part.first_time, part.last_time):
+        if text is None:
+            continue
+        from certify.audit.audit import _time
+
+        if info.first_time is None or _time(text) < _time(info.first_time):
+            info.first_time = text
+        if info.last_time is None or _time(text) > _time(info.last_time):
+            info.last_time = text
+    return True
+
+
+def _read_groups(path: str, spec, auditor, info: LogFile, run: range, reader, rules, digest: bool,
+                 batch_rows: int = BATCH_ROWS) -> None:
+    """Audit the row groups of ``run`` in order into ``auditor`` (``digest``: also the file's size
+    and SHA-256 into ``info``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, pq = _pyarrow()
+    reader = reader if reader is not None else pq.ParquetFile(path)
+    strings = [name for name, kind in zip(reader.schema_arrow.names, reader.schema_arrow.types) if kind == "string"]
     fast = _Fast(spec, auditor, rules) if rules is not None else None
     options = tuple(o.name for o in rules.options) if rules is not None else ()
     meta = reader.metadata
@@ -343,16 +477,17 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
         return out
 
     # two threads decode and prepare the next row groups while this one tallies (pyarrow and numpy
-    # release the interpreter lock: the pass uses both cores), a third hashes the file; at most
-    # AHEAD row groups are in flight, so memory stays flat
+    # release the interpreter lock), a third hashes the file; at most AHEAD row groups are in
+    # flight, so memory stays flat
+    groups = list(run)
     with ThreadPoolExecutor(3) as threads:
-        digest = threads.submit(_sha256, path)
-        pending = [threads.submit(decode, g) for g in range(min(AHEAD, meta.num_row_groups))]
+        hashed = threads.submit(_sha256, path) if digest else None
+        pending = [threads.submit(decode, g) for g in groups[:AHEAD]]
         try:
-            for group in range(meta.num_row_groups):
+            for i in range(len(groups)):
                 batches = pending.pop(0).result()
-                if group + AHEAD < meta.num_row_groups:
-                    pending.append(threads.submit(decode, group + AHEAD))
+                if i + AHEAD < len(groups):
+                    pending.append(threads.submit(decode, groups[i + AHEAD]))
                 for b in batches:
                     _audit_batch(b, spec, auditor, fast, info)
         except OSError as exc:
@@ -360,7 +495,8 @@ def read_columns(path, spec, auditor, info: LogFile, batch_rows: int = BATCH_ROW
         finally:
             for future in pending:
                 future.cancel()
-        info.size, info.sha256 = digest.result()
+        if hashed is not None:
+            info.size, info.sha256 = hashed.result()
 
 
 def _sha256(path: str) -> tuple[int, str]:
@@ -414,6 +550,8 @@ def _sequence(b: _Batch, auditor) -> list[tuple[int, Any]]:
         rows = np.flatnonzero(b.table == index)
         numbers, times = b.round[rows], b.time[rows]
         last = t.last.get(name)
+        if last is None:
+            t.first_seen[name] = (int(numbers[0]), int(times[0]))
         start_n = last[0] if last else numbers[0] - 1
         start_t = _micros(last[1]) if last else times[0]
         run_n = np.maximum.accumulate(np.concatenate([[start_n], numbers]))

@@ -48,6 +48,7 @@ from certify.inputs import excerpt
 
 PROTOCOL = "certify-drive/1"
 MAX_MESSAGE = 1 << 20
+START_UP = 10.0             # seconds the handshake waits at least: starting a program on a loaded machine
 
 
 class EngineFailed(CertifyError):
@@ -88,7 +89,8 @@ class _Engine:
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0 or not self.selector.select(left):
-                raise EngineFailed(f"{_at(round_no)}: the engine sent nothing for {self.timeout:g} s "
+                waited = self.timeout if round_no is not None else max(self.timeout, START_UP)
+                raise EngineFailed(f"{_at(round_no)}: the engine sent nothing for {waited:g} s "
                                    "(hung): it was stopped")
             chunk = os.read(self.proc.stdout.fileno(), 65536)
             if not chunk:
@@ -134,7 +136,7 @@ def _at(round_no: int | None) -> str:
 
 class Harness:
     def __init__(self, spec, play: str = "spec", seed: int = 0, seats: int = 1):
-        from certify.games import engine
+        from certify.audit.audit import spec_strategy
 
         if play not in ("spec", "random"):
             raise InputError(f"--play: expected spec or random, got {play!r}")
@@ -142,16 +144,17 @@ class Harness:
             raise InputError(f"--seats: {spec.name} has {spec.seats} seat(s); {seats} asked for")
         self.spec, self.play, self.seats = spec, play, seats
         self.random = random.Random(seed)
-        self.strategy = engine(spec).strategy_from_spec(spec) if play == "spec" else None
+        self.strategy = spec_strategy(spec) if play == "spec" else None
 
     def wagers(self) -> list[dict]:
         out = []
         for seat in range(1, self.seats + 1):
-            wagers = {"ante": str(self.spec.wagers["ante"].min)}
+            unit = getattr(self.spec, "unit", "ante")     # the rules model names it (Let It Ride's bet_1)
+            wagers = {unit: str(self.spec.wagers[unit].min)}
             for name, limit in self.spec.wagers.items():
                 if getattr(limit, "made", "side") not in ("unit", "side"):
-                    continue        # a rules-model wager made by a decision (Three Card Poker's Play)
-                if name != "ante" and self.random.random() < 0.5:
+                    continue        # a rules-model wager made with the unit or by a decision (Three Card Poker's Play)
+                if name != unit and self.random.random() < 0.5:
                     wagers[name] = str(limit.min)
             out.append({"seat": seat, "wagers": wagers})
         return out
@@ -202,7 +205,7 @@ def drive(command: str, spec, rounds: int, log_path: str | Path, *, seed: int = 
             engine = _Engine(command, timeout, cwd)
             hello = {"type": "hello", "protocol": PROTOCOL, "spec": {"name": spec.name, "version": str(spec.version)}}
             engine.send(hello, None)
-            answer = engine.receive(time.monotonic() + timeout, None)
+            answer = engine.receive(time.monotonic() + max(timeout, START_UP), None)   # a process starting
             if answer.get("type") != "hello" or answer.get("protocol") != PROTOCOL or answer.get("spec") != hello["spec"]:
                 raise EngineFailed(f"handshake: expected hello for {PROTOCOL} and spec {hello['spec']}, "
                                    f"got {excerpt(answer)}")

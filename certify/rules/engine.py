@@ -597,8 +597,14 @@ class SpecStrategy:
         return next((o.name for o in self.options if o.fold and o.name in view.legal), view.legal[0])
 
 
-def strategy_from_spec(spec: RulesSpec) -> SpecStrategy:
-    return SpecStrategy(spec)
+def strategy_from_spec(spec: RulesSpec) -> "SpecStrategy | DerivedStrategy":
+    """The strategy a lab's automated play declares: the spec's own at its one decision
+    (``SpecStrategy``), else the optimal strategy the analysis derives and the PAR sheet is of
+    (``DerivedStrategy``: Let It Ride, Ultimate Texas Hold'em; building it counts the game)."""
+    try:
+        return SpecStrategy(spec)
+    except ShapeError:
+        return DerivedStrategy(spec)
 
 
 class DerivedStrategy:
