@@ -225,7 +225,7 @@ def count(spec: RulesSpec, n_chunks: int = 64, flops: np.ndarray | None = None,
                        time.perf_counter() - start, time.process_time() - cpu, flops, out[6])
 
 
-_COUNTS: dict[str, BoardCounts] = {}
+_COUNTS: dict[tuple[str, bool], BoardCounts] = {}  # (spec JSON, computed under no_reads)
 
 
 _COUNT_ARRAYS = ("all_cells", "flop_cells", "river_cells", "river_fold", "flop_fold", "check_value", "flops",
