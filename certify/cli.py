@@ -264,6 +264,10 @@ def simulate(spec, rounds, seed, workers, scheduler, checkpoint, resume, replay_
     from certify.console import print_simulation, progress_bar
     from certify.spec import SpecError, load_spec
 
+    if no_cache:  # the kernel's cached tables are not read either
+        from certify.analysis.cache import refuse_reads
+
+        refuse_reads("--no-cache")
     try:
         game = load_spec(spec)
         ckpt = check_output_path(checkpoint or f"reports/checkpoints/{game.name}-{seed}-{rounds}.json")

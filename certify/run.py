@@ -435,7 +435,19 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
     """Run every part for ``spec`` and write the signed report; returns paths, verdict and timings.
 
     ``use_cache=False`` (``--no-cache``) computes the PAR sheet instead of reading the cache; the lab
-    profile always does."""
+    profile always does, and then no cache entry is read at all (the kernel's tables neither)."""
+    from contextlib import nullcontext
+
+    from certify.analysis.cache import no_reads
+
+    reason = RECOMPUTE_PROFILES.get(profile, "" if use_cache else "--no-cache")
+    with no_reads(reason) if reason else nullcontext():
+        return _run(spec, profile, seed, out_dir, signing_key=signing_key, workers=workers, issued_at=issued_at,
+                    progress=progress, use_cache=use_cache)
+
+
+def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, *, signing_key, workers: int | None,
+         issued_at: datetime | None, progress: Progress, use_cache: bool) -> dict[str, Any]:
     from certify import __version__ as suite_version
     from certify.report import Product, ReportInput, paytable_identity, write_report
     from certify.report.identify import file_sha256, software_inventory

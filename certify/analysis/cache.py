@@ -30,6 +30,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from importlib import metadata
@@ -321,13 +323,19 @@ def load_or_compute(spec: Any, use_cache: bool = True, reason: str = "--no-cache
         spec = load_spec(spec)
     key = EntryKey.of(spec)
     path = entry_path(key, directory)
+    if use_cache and reads_refused():
+        use_cache, reason = False, reads_refused()
     if use_cache:
         try:
             sheet, digest = read_entry(path, key)
             return sheet, Provenance(CACHE, digest, key.spec_sha256, key.code_fingerprint, "", path=str(path))
         except CacheEntryError as exc:
             reason = f"cache miss: {exc}"
-    sheet = compute(spec)
+    if use_cache:
+        sheet = compute(spec)
+    else:
+        with no_reads(reason):  # a recomputed sheet reads no cached table either
+            sheet = compute(spec)
     data, digest = entry_bytes(sheet, key)
     written = _store(path, data)
     return sheet, Provenance(COMPUTED, digest, key.spec_sha256, key.code_fingerprint, reason, written,
@@ -347,6 +355,136 @@ def _store(path: Path, data: bytes) -> bool:
         return True
     except (OSError, OutputPathError):  # e.g. a link planted where the entry goes: never written through
         return False
+
+
+# ----------------------------------------------------------------------------- companion tables
+# Tables an analysis derives on the way to its sheet and a bulk kernel needs again (Ultimate Texas
+# Hold'em's decision tables: minutes of counting). An entry ``<key>.<kind>.bin`` beside the sheet's,
+# keyed the same way (spec content, code fingerprint, environment): one canonical JSON line (the
+# payload -- format, kind, key, each array's dtype, shape, byte range and SHA-256, plain values --
+# and the SHA-256 of the payload), then the arrays' raw bytes. Read only when every check passes;
+# never read inside ``no_reads`` (``--no-cache``, the lab profile, a sheet computed on request).
+
+TABLES_FORMAT = "certify-table-cache/1"
+_TABLE_DTYPES = ("|b1", "|i1", "|u1", "<i2", "<i4", "<i8", "<f8")
+_READS: ContextVar[str] = ContextVar("certify_cache_reads", default="")
+
+
+@contextmanager
+def no_reads(reason: str = "--no-cache"):
+    """Within this block no cache entry is read (sheets and tables are computed, then stored)."""
+    token = _READS.set(reason or "--no-cache")
+    try:
+        yield
+    finally:
+        _READS.reset(token)
+
+
+def refuse_reads(reason: str = "--no-cache") -> None:
+    """No cache entry is read for the rest of this context (a command's ``--no-cache``)."""
+    _READS.set(reason or "--no-cache")
+
+
+def reads_refused() -> str:
+    """Why cache entries may not be read here ("" when they may)."""
+    return _READS.get()
+
+
+def tables_path(key: EntryKey, kind: str, directory: Path | None = None) -> Path:
+    if not kind.replace("-", "").isalnum():
+        raise ValueError(f"table kind {kind!r}: letters, digits and '-' only")
+    return entry_path(key, directory).with_suffix(f".{kind}.bin")
+
+
+def tables_bytes(arrays: dict[str, Any], values: dict[str, Any], key: EntryKey, kind: str) -> bytes:
+    """The entry file of ``arrays`` (numpy arrays of plain dtypes) and ``values`` (plain data)."""
+    import numpy as np
+
+    listed, blobs, offset = [], [], 0
+    for name, array in arrays.items():
+        a = np.ascontiguousarray(array)
+        a = a.astype(a.dtype.newbyteorder("<")) if a.dtype.byteorder == ">" else a
+        if a.dtype.str not in _TABLE_DTYPES:
+            raise TypeError(f"table cache: array {name!r} of dtype {a.dtype} is not stored")
+        data = a.tobytes()
+        listed.append([name, a.dtype.str, list(a.shape), offset, len(data), sha256_hex(data)])
+        blobs.append(data)
+        offset += len(data)
+    payload = {"format": TABLES_FORMAT, "kind": kind, "key": key.to_dict(), "arrays": listed,
+               "values": encode(values)}
+    header = canonical({"payload": payload, "sha256": sha256_hex(canonical(payload))})
+    return header + b"\n" + b"".join(blobs)
+
+
+def parse_tables(data: bytes, key: EntryKey, kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(arrays, values) of a tables entry if every check passes; else ``CacheEntryError``."""
+    import numpy as np
+
+    if len(data) > MAX_ENTRY_BYTES:
+        raise CacheEntryError(f"larger than {MAX_ENTRY_BYTES:,} bytes")
+    end = data.find(b"\n")
+    try:
+        entry = json.loads(data[:end].decode("utf-8")) if end > 0 else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        entry = None
+    if not isinstance(entry, dict) or set(entry) != {"payload", "sha256"} or not isinstance(entry["payload"], dict):
+        raise CacheEntryError("not a table entry (expected a JSON line with payload and sha256)")
+    try:
+        if canonical(entry) != data[:end]:
+            raise CacheEntryError("not in canonical form: edited")
+    except ValueError:
+        raise CacheEntryError("not in canonical form: edited") from None
+    payload = entry["payload"]
+    if entry["sha256"] != sha256_hex(canonical(payload)):
+        raise CacheEntryError("digest mismatch: edited or corrupt")
+    if payload.get("format") != TABLES_FORMAT or payload.get("kind") != kind:
+        raise CacheEntryError(f"format {payload.get('format')!r} of kind {payload.get('kind')!r}, "
+                              f"expected {TABLES_FORMAT!r} of kind {kind!r}")
+    if payload.get("key") != key.to_dict():
+        raise CacheEntryError("stale: computed for another spec, code or environment")
+    blob = memoryview(data)[end + 1:]
+    arrays, expected = {}, 0
+    try:
+        for name, dtype, shape, offset, nbytes, digest in payload["arrays"]:
+            if dtype not in _TABLE_DTYPES or offset != expected or not all(isinstance(n, int) and n >= 0 for n in shape):
+                raise CacheEntryError(f"array {name!r}: unexpected layout")
+            part = bytes(blob[offset:offset + nbytes])
+            if len(part) != nbytes or sha256_hex(part) != digest:
+                raise CacheEntryError(f"array {name!r}: its bytes differ from the recorded digest")
+            # writable, as the computed arrays are: the compiled kernels see one array type
+            arrays[name] = np.frombuffer(bytearray(part), np.dtype(dtype)).reshape(shape)
+            expected += nbytes
+        values = decode(payload["values"])
+    except CacheEntryError:
+        raise
+    except Exception as exc:  # any other malformation is a miss, never a crash
+        raise CacheEntryError(f"the tables do not decode: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if expected != len(blob) or not isinstance(values, dict):
+        raise CacheEntryError("trailing or missing bytes after the arrays")
+    return arrays, values
+
+
+def cached_tables(kind: str, spec: Any, compute: Callable[[], tuple[dict[str, Any], dict[str, Any]]],
+                  directory: Path | None = None) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """``compute()``'s (arrays, values) for ``spec``, read from the tables entry ``kind`` when one
+    passes every check and reads are allowed (``no_reads``), else computed and stored; with
+    CACHE or COMPUTED."""
+    key = EntryKey.of(spec)
+    path = tables_path(key, kind, directory)
+    if not reads_refused():
+        try:
+            if not path.is_file() or path.is_symlink():
+                raise CacheEntryError("no entry")
+            with open(path, "rb") as fh:
+                _check_owner(os.fstat(fh.fileno()))
+                data = fh.read(MAX_ENTRY_BYTES + 1)
+            arrays, values = parse_tables(data, key, kind)
+            return arrays, values, CACHE
+        except (OSError, CacheEntryError):
+            pass  # a miss: computed below
+    arrays, values = compute()
+    _store(path, tables_bytes(arrays, values, key, kind))
+    return arrays, values, COMPUTED
 
 
 # ----------------------------------------------------------------------------- golden sheets

@@ -470,6 +470,7 @@ def _threshold_strategy(value: int, computed: bool, exact: bool = False) -> str:
 # The exact sheet (a dealer and a strategy with high-card thresholds).
 # ----------------------------------------------------------------------------------------------
 EXACT_WINDOW = 8  # high-card values on either side of the sign change compared exactly
+PREFETCH_MARGIN = 1  # values beyond the window around the screening pass's guess counted at once
 
 
 @dataclass(frozen=True)
@@ -547,9 +548,12 @@ def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, lis
     def decide(i: int) -> ExactDecision:
         return exact_decision(rules, high[i][0], high[i][1])
 
+    guess = int(np.count_nonzero(adv.diff[is_high] < 0))  # where the screening pass puts the change
+    # the values the search and the window will most likely ask for, counted in one programme
+    near = range(max(0, guess - EXACT_WINDOW - PREFETCH_MARGIN), min(len(high), guess + EXACT_WINDOW + PREFETCH_MARGIN))
+    dp.mulligan_of_values([high[i][0] for i in near] + [high[-1][0]], rules.stands_value)
     if decide(len(high) - 1).difference <= 0:
         raise me.ExactError("standing never beats the mulligan on a high card: no high-card threshold")
-    guess = int(np.count_nonzero(adv.diff[is_high] < 0))  # where the screening pass puts the change
     lo = first_at_least_zero(lambda i: decide(i).difference, len(high), guess)
     first, last = max(0, lo - EXACT_WINDOW), min(len(high), lo + EXACT_WINDOW)
     window = [decide(i) for i in range(first, last)]

@@ -155,6 +155,46 @@ def fixed_machine(ranks: tuple[int, ...]) -> Machine:
     return Machine(nxt, free, mono, weight, 6)
 
 
+def values_machine(rank_lists: list[tuple[int, ...]]) -> tuple[Machine, list[np.ndarray]]:
+    """Exactly one of these rank multisets (the player's hand of one of several values): a trie
+    over the ranks, ace first, so hands that agree on the higher ranks share their states; and
+    per rank multiset the weight vector accepting its own finished state (``fixed_machine`` of
+    each, run as one)."""
+    index: dict[tuple, int] = {(): 0}
+    transitions = []
+    counts = []
+    for ranks in rank_lists:
+        c = [0] * N_RANKS
+        for r in ranks:
+            c[r] += 1
+        counts.append(c)
+    for c in counts:
+        prefix: tuple = ()
+        for r in range(N_RANKS - 1, -1, -1):
+            longer = prefix + (c[r],)
+            if longer not in index:
+                index[longer] = len(index)
+            transitions.append((r, index[prefix], c[r], index[longer]))
+            prefix = longer
+    n = len(index)
+    nxt = np.full((N_RANKS, n, 5), NONE, np.int64)
+    for r, s, m, t in transitions:
+        nxt[r, s, m] = t
+    free = np.full(n, NONE, np.int64)
+    mono = np.full(n, NONE, np.int64)
+    weight = np.zeros(n, np.int64)
+    accept = []
+    for ranks, c in zip(rank_lists, counts):
+        s = index[tuple(c[r] for r in range(N_RANKS - 1, -1, -1))]
+        free[s] = _final_class(tuple(ranks), False, None)
+        mono[s] = _final_class(tuple(ranks), True, None) if max(c) == 1 else NONE
+        weight[s] = 1
+        one = np.zeros(n, np.int64)
+        one[s] = 1
+        accept.append(one)
+    return Machine(nxt, free, mono, weight, n), accept
+
+
 def _search(lex, max_per_rank: int, junk: bool) -> Machine:
     index: dict[tuple, int] = {}
 
@@ -482,6 +522,15 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
 
     When hands 0 and 1 are one machine, a configuration and its mirror image (hands 0 and 1
     exchanged) give transposed counts, so only one of them is run. The runs share the cores."""
+    return class_counts_many(m0, m1, m2, m3, [m2.weight], mirror, monoable)[0]
+
+
+def class_counts_many(m0: Machine, m1: Machine, m2: Machine, m3: Machine, weights2: list[np.ndarray],
+                      mirror: bool = False, monoable: tuple[bool, bool, bool, bool] = (True, True, True, True)
+                      ) -> list[np.ndarray]:
+    """``class_counts`` for each acceptance weight vector of hand 2 in ``weights2``, from one run
+    of the programme per configuration (a machine of several player hands, ``values_machine``:
+    one weight vector per hand, the shared ranks counted once)."""
     coefs = [{mono: _class_coefficients(m, mono) for mono in (False, True)} for m in (m0, m1)]
     symmetric = m0 is m1 and monoable[0] == monoable[1]
     tasks, seen = [], set()
@@ -494,6 +543,7 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
 
     levels = [_levels(m) for m in (m0, m1, m2, m3)]
     reach = [x for lv in levels for x in lv[:2]]
+    primes = np.array(PRIMES)[:, None, None]
 
     def count(task):
         mono, block, ways, with_transpose = task
@@ -501,12 +551,21 @@ def class_counts(m0: Machine, m1: Machine, m2: Machine, m3: Machine, mirror: boo
         half = m0 is m1 and not mirror and bool((weights == weights.transpose(1, 0, 2, 3)).all())
         final = _run(m0.next, m1.next, m2.next, m3.next, *reach, weights, mirror,
                      _lazy_reduction(levels, weights), half, m0 is m1 and mirror)
-        g = _contract(final, m2.weight * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
-                      coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
-        return ways, (g + g.transpose(0, 2, 1)) % np.array(PRIMES)[:, None, None] if with_transpose else g
+        out = []
+        for w2 in weights2:
+            g = _contract(final, w2 * (-1 if mono[2] else 1), m3.weight * (-1 if mono[3] else 1),
+                          coefs[0][bool(mono[0])], coefs[1][bool(mono[1])])
+            out.append((g + g.transpose(0, 2, 1)) % primes if with_transpose else g)
+        return ways, out
 
     with ThreadPoolExecutor(max_workers=max(1, numba.get_num_threads())) as pool:
         results = list(pool.map(count, tasks))
+    return [_rebuild([(ways, gs[v]) for ways, gs in results]) for v in range(len(weights2))]
+
+
+def _rebuild(results: list[tuple[int, np.ndarray]]) -> np.ndarray:
+    """The exact (11, 11) counts from each configuration's residues and its colourings (the
+    Chinese remainder theorem over the two PRIMES; counts are below half their product)."""
     acc = [[[0] * N_CLASSES for _ in range(N_CLASSES)] for _ in PRIMES]
     for ways, g in results:
         for k, prime in enumerate(PRIMES):
@@ -591,58 +650,73 @@ def _exchangeable_wins(joint: list[list[int]], ties: list[int]) -> list[int]:
 
 
 def _pairs(hand: Machine, player: Machine, fourth: Machine, player_monoable: bool,
-           fourth_monoable: bool) -> tuple[np.ndarray, np.ndarray, list[list[int]], list[int]]:
-    """Two exchangeable hands dealt with the player's discarded five (and ``fourth``): their
-    joint classes, their equal-value pairs, and both by category."""
+           fourth_monoable: bool, player_weights: list[np.ndarray]) -> list[tuple]:
+    """Two exchangeable hands dealt with the player's discarded five (and ``fourth``), for each
+    player weight vector: their joint classes, their equal-value pairs, and both by category."""
     monoable = (True, True, player_monoable, fourth_monoable)
-    joint = class_counts(hand, hand, player, fourth, monoable=monoable)
-    ties = class_counts(hand, hand, player, fourth, mirror=True, monoable=monoable)
-    tie_categories = [0] * 10
-    for i in range(N_CLASSES):
-        tie_categories[CATEGORY_OF_CLASS[i]] += int(ties[i, i])
-    return joint, ties, _by_category(joint), tie_categories
+    joints = class_counts_many(hand, hand, player, fourth, player_weights, monoable=monoable)
+    ties_all = class_counts_many(hand, hand, player, fourth, player_weights, mirror=True, monoable=monoable)
+    out = []
+    for joint, ties in zip(joints, ties_all):
+        tie_categories = [0] * 10
+        for i in range(N_CLASSES):
+            tie_categories[CATEGORY_OF_CLASS[i]] += int(ties[i, i])
+        out.append((joint, ties, _by_category(joint), tie_categories))
+    return out
 
 
-def _dealer_stood(player: Machine, dealer_lex: tuple[int, ...], player_monoable: bool):
+def _dealer_stood(player: Machine, dealer_lex: tuple[int, ...], player_monoable: bool,
+                  player_weights: list[np.ndarray]) -> list[tuple]:
     """(wins by category, ties, losses) of the player's new five Y against a dealer who stands on
     his first five D: Y > D over all D, less Y > D with D in H (his redraw hands, class BELOW):
     every pair or better and every high card not in H beats those, and half of the unequal
-    pairs inside H are Y's."""
-    joint, ties, categories, tie_categories = _pairs(any_machine(dealer_lex), player, dummy_machine(),
-                                                     player_monoable, False)
-    beats = _exchangeable_wins(categories, tie_categories)
-    beats_h = [sum(int(joint[i, BELOW]) for i in range(N_CLASSES) if CATEGORY_OF_CLASS[i] == c and i != BELOW)
-               for c in range(10)]
-    unequal_h = int(joint[BELOW, BELOW]) - int(ties[BELOW, BELOW])
-    if unequal_h % 2:
-        raise ArithmeticError("an odd count of unequal pairs of redraw hands")
-    beats_h[0] += unequal_h // 2
-    stood = sum(int(joint[i, j]) for i in range(N_CLASSES) for j in range(N_CLASSES) if j != BELOW)
-    wins = [b - h for b, h in zip(beats, beats_h)]
-    tie = sum(tie_categories) - int(ties[BELOW, BELOW])
-    return wins, tie, stood - sum(wins) - tie
+    pairs inside H are Y's. One triple per player weight vector."""
+    out = []
+    for joint, ties, categories, tie_categories in _pairs(any_machine(dealer_lex), player, dummy_machine(),
+                                                          player_monoable, False, player_weights):
+        beats = _exchangeable_wins(categories, tie_categories)
+        beats_h = [sum(int(joint[i, BELOW]) for i in range(N_CLASSES) if CATEGORY_OF_CLASS[i] == c and i != BELOW)
+                   for c in range(10)]
+        unequal_h = int(joint[BELOW, BELOW]) - int(ties[BELOW, BELOW])
+        if unequal_h % 2:
+            raise ArithmeticError("an odd count of unequal pairs of redraw hands")
+        beats_h[0] += unequal_h // 2
+        stood = sum(int(joint[i, j]) for i in range(N_CLASSES) for j in range(N_CLASSES) if j != BELOW)
+        wins = [b - h for b, h in zip(beats, beats_h)]
+        tie = sum(tie_categories) - int(ties[BELOW, BELOW])
+        out.append((wins, tie, stood - sum(wins) - tie))
+    return out
 
 
-def _dealer_redrew(player: Machine, dealer_lex: tuple[int, ...], player_monoable: bool):
+def _dealer_redrew(player: Machine, dealer_lex: tuple[int, ...], player_monoable: bool,
+                   player_weights: list[np.ndarray]) -> list[tuple]:
     """(wins by category, ties, losses) of Y against the dealer's new five X, his first five in H:
-    Y and X are exchangeable."""
-    joint, _, categories, tie_categories = _pairs(any_machine(None), player, junk_machine(dealer_lex),
-                                                  player_monoable, True)
-    wins = _exchangeable_wins(categories, tie_categories)
-    total = sum(int(x) for x in joint.flatten())
-    return wins, sum(tie_categories), total - sum(wins) - sum(tie_categories)
+    Y and X are exchangeable. One triple per player weight vector."""
+    out = []
+    for joint, _, categories, tie_categories in _pairs(any_machine(None), player, junk_machine(dealer_lex),
+                                                       player_monoable, True, player_weights):
+        wins = _exchangeable_wins(categories, tie_categories)
+        total = sum(int(x) for x in joint.flatten())
+        out.append((wins, sum(tie_categories), total - sum(wins) - sum(tie_categories)))
+    return out
 
 
 def mulligan_outcomes(player: Machine, stands_value: int) -> MulliganOutcomes:
     """The mulligan's outcomes over every player hand accepted by ``player`` (a junk machine: the
     hands below the strategy's threshold; or a fixed machine: one hand value)."""
+    return _outcomes_many(player, [player.weight], stands_value)[0]
+
+
+def _outcomes_many(player: Machine, player_weights: list[np.ndarray], stands_value: int) -> list[MulliganOutcomes]:
+    """``mulligan_outcomes`` of the player hands each weight vector accepts, from one programme."""
     dealer_lex = high_card_tuple(stands_value)
     player_monoable = bool((player.mono_class >= 0).any()) or player.free_class.max() == BELOW
-    wins1, tie1, loss1 = _dealer_stood(player, dealer_lex, player_monoable)
-    wins2, tie2, loss2 = _dealer_redrew(player, dealer_lex, player_monoable)
+    stood = _dealer_stood(player, dealer_lex, player_monoable, player_weights)
+    redrew = _dealer_redrew(player, dealer_lex, player_monoable, player_weights)
     after = comb(37, 5)  # the dealer's new five, not dealt when he stands: on the common cycle
-    return MulliganOutcomes(tuple(a * after + b for a, b in zip(wins1, wins2)), tie1 * after + tie2,
-                            loss1 * after + loss2)
+    return [MulliganOutcomes(tuple(a * after + b for a, b in zip(wins1, wins2)), tie1 * after + tie2,
+                             loss1 * after + loss2)
+            for (wins1, tie1, loss1), (wins2, tie2, loss2) in zip(stood, redrew)]
 
 
 @lru_cache(maxsize=8)
@@ -651,11 +725,27 @@ def mulligan_below(stand_at_least: int, stands_value: int) -> MulliganOutcomes:
     return mulligan_outcomes(junk_machine(high_card_tuple(stand_at_least)), stands_value)
 
 
-@lru_cache(maxsize=None)
+_OF_VALUE: dict[tuple[int, int], MulliganOutcomes] = {}  # (value, stands_value) -> outcomes
+
+
 def mulligan_of_value(value: int, stands_value: int) -> MulliganOutcomes:
-    """The mulligan's outcomes for the player hands of one value (every suit pattern of it)."""
-    ranks = _ranks_of_value(value)
-    return mulligan_outcomes(fixed_machine(ranks), stands_value)
+    """The mulligan's outcomes for the player hands of one value (every suit pattern of it); kept
+    per process, with those ``mulligan_of_values`` counted together."""
+    if (value, stands_value) not in _OF_VALUE:
+        _OF_VALUE[value, stands_value] = mulligan_outcomes(fixed_machine(_ranks_of_value(value)), stands_value)
+    return _OF_VALUE[value, stands_value]
+
+
+def mulligan_of_values(values: list[int], stands_value: int) -> list[MulliganOutcomes]:
+    """``mulligan_of_value`` of several values, those not yet counted in one programme
+    (``values_machine``): neighbouring high cards share their higher ranks, so a batch costs a
+    fraction of one run per value."""
+    todo = sorted({int(v) for v in values if (int(v), stands_value) not in _OF_VALUE})
+    if len(todo) > 1:
+        machine, accept = values_machine([_ranks_of_value(v) for v in todo])
+        for v, outcomes in zip(todo, _outcomes_many(machine, accept, stands_value)):
+            _OF_VALUE[v, stands_value] = outcomes
+    return [mulligan_of_value(int(v), stands_value) for v in values]
 
 
 def _ranks_of_value(value: int) -> tuple[int, ...]:

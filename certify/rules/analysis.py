@@ -565,11 +565,14 @@ def strategy_summary(counts: Counts) -> tuple[list, list, str]:
     rules, category, weights = counts.rules, counts.category, counts.weights
     names = [o.name for o in rules.options]
     table, chart = [], []
+    # (hand, up card) pairs per category and option: each class's pairs taking the option, times its size
+    per_class = _option_counts(counts.choice, len(names), counts.choice.shape[1])[:, 0, :] * weights[:, None]
+    by_category = [np.bincount(category, weights=per_class[:, o].astype(np.float64), minlength=len(rules.categories))
+                   for o in range(len(names))]  # exact: integers below 2^53
     for c, key in enumerate(rules.categories):
-        sel = category == c
         row = {"category": _category_name(key)}
         for o, name in enumerate(names):
-            row[name] = int(((counts.choice[sel] == o).sum(axis=1) * weights[sel]).sum())
+            row[name] = int(by_category[o][c])
         table.append(row)
         chart.append(f"  {_category_name(key):<15} " + "  ".join(f"{name} {row[name]:>14,}" for name in names))
     summary = ""
@@ -592,6 +595,20 @@ def strategy_summary(counts: Counts) -> tuple[list, list, str]:
     return table, chart, summary
 
 
+@njit(cache=True)
+def _option_counts(choice, n_options, group):
+    """out[h, g, o]: the columns of ``choice[h]`` in group g (``group`` consecutive columns: the four
+    up cards of one rank) that take option o (-1, not dealt, is not counted)."""
+    n, cols = choice.shape
+    out = np.zeros((n, (cols + group - 1) // group, n_options), np.int64)
+    for h in range(n):
+        for u in range(cols):
+            o = choice[h, u]
+            if o >= 0:
+                out[h, u // group, o] += 1
+    return out
+
+
 def _marks(names: list[str]) -> list[str]:
     """One character per option for the chart: '.' for a fold, else the name's initial (a digit
     when two options share it)."""
@@ -606,8 +623,7 @@ def _by_hand_and_up_rank(counts: Counts, names: list[str]) -> tuple[list, list]:
     whose every pair folds is not listed."""
     rules, weights, choice = counts.rules, counts.weights, counts.choice
     n, n_options = len(choice), len(names)
-    by_rank = np.stack([(choice == o).reshape(n, 13, 4).sum(axis=2) for o in range(n_options)], axis=2)
-    by_rank = by_rank.astype(np.int64) * weights[:, None, None]  # (hands, up-card rank, option)
+    by_rank = _option_counts(choice, n_options, 4) * weights[:, None, None]  # (hands, up-card rank, option)
     fold = [o for o, opt in enumerate(rules.options) if opt.fold]
     marks = _marks(names)
     table: list[dict[str, Any]] = []
@@ -623,20 +639,24 @@ def _by_hand_and_up_rank(counts: Counts, names: list[str]) -> tuple[list, list]:
             chart.append("  " + " " * 15 + " ".join(RANK_NAMES[r].rjust(2) for r in range(13)))
         codes = _rank_codes(counts.reps[sel])
         patterns, inverse = np.unique(codes, return_inverse=True)
-        summed = np.zeros((len(patterns), 13, n_options), np.int64)
-        np.add.at(summed, inverse.ravel(), by_rank[sel])
+        order = np.argsort(inverse.ravel(), kind="stable")  # the hands grouped by pattern, then summed
+        starts = np.concatenate([[0], np.cumsum(np.bincount(inverse.ravel(), minlength=len(patterns)))[:-1]])
+        summed = np.add.reduceat(by_rank[sel][order], starts, axis=0)
+        used = summed > 0  # (pattern, up-card rank, option)
+        n_used, first_used = used.sum(axis=2).tolist(), used.argmax(axis=2).tolist()
+        all_fold = (summed[:, :, fold[0]].sum(axis=1) == summed.sum(axis=(1, 2))).tolist() if fold else None
+        rows = summed.tolist()
         for i in range(len(patterns) - 1, -1, -1):  # highest ranks first
-            taken = summed[i]
-            if fold and taken[:, fold[0]].sum() == taken.sum():
+            if fold and all_fold[i]:
                 continue
             hand = _pattern_text(int(patterns[i]), rules.k)
             row_marks = []
             for r in range(13):
-                used = np.nonzero(taken[r])[0]
-                row_marks.append(marks[used[0]] if len(used) == 1 else "~" if len(used) else " ")
-                if len(used):
+                k = n_used[i][r]
+                row_marks.append(marks[first_used[i][r]] if k == 1 else "~" if k else " ")
+                if k:
                     table.append({"category": _category_name(key), "hand": hand, "up_card": RANK_NAMES[r],
-                                  **{name: int(taken[r, o]) for o, name in enumerate(names)}})
+                                  **{name: rows[i][r][o] for o, name in enumerate(names)}})
             chart.append(f"  {hand:<15}" + " ".join(m.rjust(2) for m in row_marks))
     return table, chart
 

@@ -225,14 +225,31 @@ def count(spec: RulesSpec, n_chunks: int = 64, flops: np.ndarray | None = None,
                        time.perf_counter() - start, time.process_time() - cpu, flops, out[6])
 
 
-_COUNTS: dict[str, BoardCounts] = {}
+_COUNTS: dict[tuple[str, bool], BoardCounts] = {}  # (spec JSON, computed under no_reads)
+
+
+_COUNT_ARRAYS = ("all_cells", "flop_cells", "river_cells", "river_fold", "flop_fold", "check_value", "flops",
+                 "flop_choice")
 
 
 def counts_of(spec: RulesSpec) -> BoardCounts:
-    """``count(spec)`` once per process (the sheet and the bulk kernel both need it)."""
-    key = spec.model_dump_json()
+    """``count(spec)`` once per process (the sheet and the bulk kernel both need it), kept as a
+    table entry of the PAR-sheet cache (``certify.analysis.cache.cached_tables``): a warm run
+    builds its kernel without counting again."""
+    from certify.analysis.cache import cached_tables, reads_refused
+
+    key = (spec.model_dump_json(), bool(reads_refused()))  # counts read from the cache serve no recomputation
     if key not in _COUNTS:
-        _COUNTS[key] = count(spec)
+        def compute():
+            bc = count(spec)
+            return {name: getattr(bc, name) for name in _COUNT_ARRAYS}, {"seconds": bc.seconds,
+                                                                          "cpu_seconds": bc.cpu_seconds}
+
+        arrays, values, _ = cached_tables("board-counts", spec, compute)
+        shape = board_shape(spec)
+        _COUNTS[key] = BoardCounts(shape, _scaled(shape)[2], hole_class_table()[1],
+                                   **{name: arrays[name] for name in _COUNT_ARRAYS},
+                                   seconds=float(values["seconds"]), cpu_seconds=float(values["cpu_seconds"]))
     return _COUNTS[key]
 
 

@@ -353,11 +353,53 @@ class SuitClasses:
     weights: np.ndarray  # class sizes
 
 
+@njit(cache=True)
+def _first_of_each_class():
+    """Every five-card hand in colex order, each suit class's first hand and size, in the order the
+    classes are first met: one pass with an open-addressing table keyed by ``suit_class_keys``
+    (no sort of the 2,598,960 keys)."""
+    bits = 19  # 2^19 slots for the 134,459 classes
+    slot_key = np.full(1 << bits, -1, np.int64)
+    slot_class = np.empty(1 << bits, np.int64)
+    keys = np.empty(140000, np.int64)
+    reps = np.empty((140000, 5), np.int64)
+    sizes = np.zeros(140000, np.int64)
+    masks = np.empty(4, np.int64)
+    n = 0
+    for c4 in range(4, 52):
+        for c3 in range(3, c4):
+            for c2 in range(2, c3):
+                for c1 in range(1, c2):
+                    for c0 in range(c1):
+                        masks[:] = 0
+                        masks[c0 & 3] |= 1 << (c0 >> 2)
+                        masks[c1 & 3] |= 1 << (c1 >> 2)
+                        masks[c2 & 3] |= 1 << (c2 >> 2)
+                        masks[c3 & 3] |= 1 << (c3 >> 2)
+                        masks[c4 & 3] |= 1 << (c4 >> 2)
+                        sort_first(masks, 4)
+                        key = (masks[3] << 39) | (masks[2] << 26) | (masks[1] << 13) | masks[0]
+                        slot = (key * np.int64(-7046029254386353131)) >> np.int64(64 - bits)
+                        slot &= (1 << bits) - 1
+                        while slot_key[slot] != key and slot_key[slot] != -1:
+                            slot = (slot + 1) & ((1 << bits) - 1)
+                        if slot_key[slot] == -1:
+                            slot_key[slot] = key
+                            slot_class[slot] = n
+                            keys[n] = key
+                            reps[n, 0], reps[n, 1], reps[n, 2], reps[n, 3], reps[n, 4] = c0, c1, c2, c3, c4
+                            n += 1
+                        sizes[slot_class[slot]] += 1
+    return keys[:n], reps[:n], sizes[:n]
+
+
 @lru_cache(maxsize=1)
 def suit_classes() -> SuitClasses:
-    hands5 = _colex_hands()
-    _, first, weights = np.unique(suit_class_keys(hands5), return_index=True, return_counts=True)
-    return SuitClasses(np.ascontiguousarray(hands5[first]), weights.astype(np.int64))
+    """One representative per suit class (its first hand in colex order) and the class sizes, in
+    ascending order of ``suit_class_keys``."""
+    keys, reps, sizes = _first_of_each_class()
+    order = np.argsort(keys)
+    return SuitClasses(np.ascontiguousarray(reps[order]), sizes[order])
 
 
 

@@ -284,9 +284,10 @@ def induction_first(cards, first, first_table):
 
 
 @njit(cache=True)
-def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
-    """The second option, before the last card: the one of highest exact expectation over the 48
-    cards left beside the four seen (``cards[:4]``), the first in ``tie_order`` on a tie."""
+def _best_second(values, o1, stake, pay, lines, path_of, tie_order, den):
+    """The second option after the first option ``o1``: the one whose summed exact result over the
+    last card's hands (``values``: the five-card values, one per card left) is highest, the first
+    in ``tie_order`` on a tie. The one arg-max behind ``induction_second`` and its table."""
     n_w = stake.shape[1]
     best = np.int64(0)
     o2 = 0
@@ -294,10 +295,8 @@ def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
         o = tie_order[o1, t]
         row = stake[path_of[o1, o]]
         evsum = np.int64(0)
-        for c in range(52):
-            if c == cards[0] or c == cards[1] or c == cards[2] or c == cards[3]:
-                continue
-            v = eval5_nb(cards[0], cards[1], cards[2], cards[3], c)
+        for i in range(values.shape[0]):
+            v = values[i]
             for w in range(n_w):
                 if row[w]:
                     evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
@@ -307,11 +306,29 @@ def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
 
 
 @njit(cache=True)
+def _last_card_values(cards, values):
+    """``values``: the value of the four ``cards[:4]`` with each of the 48 cards left, in card order."""
+    k = 0
+    for x in range(52):
+        if x != cards[0] and x != cards[1] and x != cards[2] and x != cards[3]:
+            values[k] = eval5_nb(cards[0], cards[1], cards[2], cards[3], np.int64(x))
+            k += 1
+
+
+@njit(cache=True)
+def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
+    """The second option, before the last card: the one of highest exact expectation over the 48
+    cards left beside the four seen (``cards[:4]``), the first in ``tie_order`` on a tie."""
+    values = np.empty(48, np.int64)
+    _last_card_values(cards, values)
+    return _best_second(values, o1, stake, pay, lines, path_of, tie_order, den)
+
+
+@njit(cache=True)
 def induction_second_table(n_first, stake, pay, lines, path_of, tie_order, den):
     """``induction_second`` of every four cards (by colex rank) after each first option: the
     simulation reads its second decision here instead of valuing 48 hands a round (the same
-    sums, compared in the same order: the same choice)."""
-    n_w = stake.shape[1]
+    values and the same arg-max, ``_best_second``: the same choice)."""
     table = np.zeros((270725, n_first), np.int8)
     cards = np.empty(4, np.int64)
     values = np.empty(48, np.int64)
@@ -320,27 +337,10 @@ def induction_second_table(n_first, stake, pay, lines, path_of, tie_order, den):
             for c in range(b + 1, 52):
                 for d in range(c + 1, 52):
                     cards[0], cards[1], cards[2], cards[3] = a, b, c, d
-                    k = 0
-                    for x in range(52):
-                        if x != a and x != b and x != c and x != d:
-                            values[k] = eval5_nb(cards[0], cards[1], cards[2], cards[3], np.int64(x))
-                            k += 1
+                    _last_card_values(cards, values)
                     row_at = _colex(cards, 4)
                     for o1 in range(n_first):
-                        best = np.int64(0)
-                        o2 = 0
-                        for t in range(tie_order.shape[1]):
-                            o = tie_order[o1, t]
-                            row = stake[path_of[o1, o]]
-                            evsum = np.int64(0)
-                            for i in range(48):
-                                v = values[i]
-                                for w in range(n_w):
-                                    if row[w]:
-                                        evsum += row[w] * (pay[w, v >> 20] if v >= lines[w] else -den)
-                            if t == 0 or evsum > best:
-                                best, o2 = evsum, o
-                        table[row_at, o1] = o2
+                        table[row_at, o1] = _best_second(values, o1, stake, pay, lines, path_of, tie_order, den)
     return table
 
 
