@@ -92,9 +92,12 @@ def _ante_on_pair(kernel: Kernel) -> None:
     kernel.params["strong"] = 1
 
 
-@_kernel_fault("bonus-kept-after-mulligan", "mulligan")
+@_kernel_fault("bonus-kept-after-mulligan", "rules")
 def _bonus_kept(kernel: Kernel) -> None:
     # the engine forgets to take the Bonus down on a mulligan and settles it on the new hand
+    if not kernel.params.get("bonus_lost_on_mulligan"):
+        raise SimulationError("fault 'bonus-kept-after-mulligan' applies to games whose side wager is paid on "
+                              "the first hand and lost when the hand is replaced; this game has none")
     kernel.params["bonus_lost_on_mulligan"] = False
     kernel.params["bonus_on_final_hand"] = True
 
