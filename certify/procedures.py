@@ -64,11 +64,9 @@ from certify.spec import SpecError, _node_line, load_spec, read_yaml_tree
 from certify.validate import check_amount
 
 FAMILY_WAGERS = {
-    "mulligan": ("ante", "raise", "bonus"),
     "holdem_bonus": ("ante", "flop", "turn", "river", "bonus"),
 }
 FAMILY_ACTIONS = {
-    "mulligan": ("stand", "mulligan"),
     "holdem_bonus": ("fold", "bet", "check"),
 }
 

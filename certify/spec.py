@@ -12,12 +12,12 @@ A file with a top-level ``model: rules/1`` is read as the rules model instead
 (``certify.rules.model.RulesSpec``, docs/rules-model.md: one model for every house-banked poker
 game; its ``family`` property is "rules"). Otherwise:
 
-``GameSpec`` = ``MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
-  name, title, version, family ("mulligan" | "holdem_bonus"),
+``GameSpec`` = ``HoldemBonusSpec`` (``family: holdem_bonus``). Common fields:
+  name, title, version, family,
   source (documents, follows, notes: which seed documents, which rule where they disagree),
   deck (size 52), seats, hand_size,
   wagers: {wager name: {min, max}} for the wagers a player chooses the size of
-      (mulligan: ante, bonus; hold'em bonus: ante, bonus),
+      (hold'em bonus: ante, bonus),
   balance_covers_raise_at_deal (an Ante is refused unless the balance also covers the
       Bet / Raise / Flop bet that can follow it), ties ("push"), strategy (name + parameters,
       per family). A dumped spec (``model_dump``, json or python mode) validates back to itself.
@@ -38,11 +38,6 @@ at least ``ranks`` lexicographically. ``HandThreshold.value()`` is the smallest 
 meets it and ``met_by(hand_value)`` is ``hand_value >= value()``.
 
 Family specifics:
-  mulligan: raise_ (YAML ``raise``: multiple_of_ante), pays (Ante and Raise table), dealer
-      (stands_on: HandThreshold, otherwise redraw ``redraw_cards``), player_redraw_cards,
-      bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
-      player_beats_or_ties_dealer; lost_on_mulligan), wrong_card_count ("void_round": a wrong
-      number of cards to anyone voids the round and returns every wager).
   holdem_bonus: flop / turn / river (multiple_of_ante, optional), win_pays (odds of winning
       Flop/Turn/River bets), ante (pays_at_least: category, odds, otherwise "push"),
       bonus (pays keyed by ``HOLE_KEYS``, hand: hole_cards, paid_on_fold), wrong_card_count
@@ -53,7 +48,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -274,10 +269,6 @@ class WagerLimit(Model):
         return self
 
 
-class RaiseRule(Model):
-    multiple_of_ante: Multiple
-
-
 # ---------------------------------------------------------------- common base
 
 class SpecBase(Model):
@@ -356,41 +347,6 @@ class ProgressivePayTable(Model):
         return getattr(self, HAND_KEYS[int(category)])
 
 
-# ---------------------------------------------------------------- Five Card Mulligan
-
-class MulliganDealer(Model):
-    stands_on: HandThreshold
-    redraw_cards: Literal[5] = 5
-
-
-class MulliganBonus(Model):
-    pays: PayTable
-    hand: Literal["original_hand"] = "original_hand"
-    paid_when: Literal["always", "player_beats_dealer", "player_beats_or_ties_dealer"]
-    lost_on_mulligan: bool
-
-
-class MulliganStrategy(Model):
-    """``threshold``: stand with ``stand_at_least`` or better, else take the mulligan."""
-
-    name: Literal["threshold"]
-    stand_at_least: HandThreshold
-
-
-class MulliganSpec(SpecBase):
-    family: Literal["mulligan"]
-    raise_: RaiseRule = Field(alias="raise")
-    pays: PayTable
-    dealer: MulliganDealer
-    player_redraw_cards: Literal[5] = 5
-    wrong_card_count: Literal["void_round"] = "void_round"
-    bonus: MulliganBonus
-    strategy: MulliganStrategy
-
-    def _allowed_wagers(self) -> tuple[str, ...]:
-        return ("ante", "bonus")
-
-
 # ---------------------------------------------------------------- Texas Hold'em Bonus
 
 class StreetBet(Model):
@@ -466,9 +422,9 @@ class HoldemBonusSpec(SpecBase):
         return ("ante", "bonus")
 
 
-GameSpec = Annotated[Union[MulliganSpec, HoldemBonusSpec], Field(discriminator="family")]
+GameSpec = HoldemBonusSpec  # the last family spec; every other game is a rules-model spec
 _ADAPTER: TypeAdapter = TypeAdapter(GameSpec)
-_FAMILY_TAGS = {"mulligan", "holdem_bonus"}
+_FAMILY_TAGS = {"holdem_bonus"}
 
 
 # ---------------------------------------------------------------- loading
@@ -549,9 +505,9 @@ def _describe(error: dict) -> str:
         return f"expected {error['ctx']['expected']}, got {excerpt(error['input'])}"
     if kind == "union_tag_invalid":
         got = error["input"].get("family") if isinstance(error.get("input"), dict) else error.get("input")
-        return f"expected family one of 'mulligan', 'holdem_bonus' (or model: rules/1), got {excerpt(got)}"
+        return f"expected family 'holdem_bonus' (or model: rules/1), got {excerpt(got)}"
     if kind == "union_tag_not_found":
-        return "required field 'family' is missing (expected 'mulligan' or 'holdem_bonus'; or model: rules/1)"
+        return "required field 'family' is missing (expected 'holdem_bonus'; or model: rules/1)"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if kind in ("int_type", "int_parsing", "bool_type", "bool_parsing", "string_type", "dict_type",
@@ -620,7 +576,7 @@ def format_problems(path: Path, root: yaml.Node | None, problems: list[tuple[tup
     return "\n".join(lines)
 
 
-def load_spec(name_or_path: str | Path) -> "MulliganSpec | HoldemBonusSpec | RulesSpec":
+def load_spec(name_or_path: str | Path) -> "HoldemBonusSpec | RulesSpec":
     """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file.
     A file with ``model: rules/1`` is a ``certify.rules.model.RulesSpec``; else a family spec."""
     path = resolve_spec_path(name_or_path)

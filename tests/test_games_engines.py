@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from certify.cards import parse_cards
-from certify.games import holdem_bonus, mulligan
+from certify.games import holdem_bonus
 from certify.games.base import Event, IllegalAction, make_event
 from certify.rules import engine as rules_engine
 from certify.spec import load_spec
@@ -76,12 +76,13 @@ def test_stud_rounds_replay_identically(name):
 @pytest.mark.parametrize("name", ["five_card_mulligan", "five_card_mulligan_online"])
 def test_mulligan_rounds_replay_identically(name):
     spec, rng = load_spec(name), random.Random(7)
-    strategy = mulligan.strategy_from_spec(spec)
+    strategy = rules_engine.strategy_from_spec(spec)
     kinds = set()
     for _ in range(300):
-        rnd = mulligan.play_round(spec, _deck(rng), strategy, rng.choice(["1.00", "5.00", "25.00"]),
-                                  rng.choice([None, "1.00", "5.00"]))
-        again = mulligan.replay_mulligan(spec, rnd.events)
+        bonus = rng.choice([None, "1.00", "5.00"])
+        rnd = rules_engine.play_deck(spec, _deck(rng), [rng.choice(["1.00", "5.00", "25.00"])], strategy,
+                                     sides={"bonus": bonus} if bonus else None)
+        again = rules_engine.replay_rules(spec, rnd.events)
         assert again.events == rnd.events and again.result() == rnd.result()
         kinds.update(e.kind for e in rnd.events)
     assert {"redraw", "dealer_redraw"} <= kinds     # both sides took mulligans in the sample
@@ -154,7 +155,7 @@ def test_strategy_object_changes_stud_decisions():
 def test_strategy_object_changes_mulligan_and_holdem_decisions():
     spec, rng = load_spec("five_card_mulligan"), random.Random(5)
     deck = _deck(rng)
-    forced = mulligan.play_round(spec, deck, AlwaysMulligan(), "1.00")
+    forced = rules_engine.play_deck(spec, deck, ["1.00"], AlwaysMulligan())
     assert [e.get("action") for e in forced.events if e.kind == "act"] == ["mulligan"]
     assert "raise" in forced.result().seats[0].net
     hspec = load_spec("texas_holdem_bonus")
@@ -166,8 +167,9 @@ def test_strategy_object_changes_mulligan_and_holdem_decisions():
 
 def test_mulligan_threshold_is_the_inventors():
     spec = load_spec("five_card_mulligan")
-    strategy = mulligan.strategy_from_spec(spec)
-    view = lambda text: mulligan.MulliganView(0, tuple(parse_cards(text)), D(1), ("stand", "mulligan"))
+    strategy = rules_engine.strategy_from_spec(spec)
+    view = lambda text: rules_engine.RulesView(0, tuple(parse_cards(text)), D(1), ("stand", "mulligan"),
+                                               decision="stand_or_mulligan")
     assert strategy.decide(view("AS KD 9C 5H 4D")) == "stand"
     assert strategy.decide(view("AS KD 9C 5H 3D")) == "mulligan"
     assert strategy.decide(view("2S 2D 9C 5H 3D")) == "stand"
@@ -214,12 +216,12 @@ def test_stud_refuses_illegal_wagers_and_actions():
 
 def test_mulligan_refuses_illegal_steps():
     spec = load_spec("five_card_mulligan")
-    rnd = mulligan.MulliganRound(spec)
-    _rejects(lambda: rnd.place_wager(seat=0, wager="bonus", amount="1.00"), "without an Ante")
+    rnd = rules_engine.RulesRound(spec)
+    _rejects(lambda: rnd.place_wager(seat=0, wager="bonus", amount="1.00"), "needs the ante first")
     rnd.place_wager(seat=0, wager="ante", amount="5.00")
-    _rejects(lambda: rnd.place_wager(seat=0, wager="raise", amount="5.00"), "Raise comes with a mulligan")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="raise", amount="5.00"), "made by a decision")
     rnd.deal(hands=[parse_cards("2C 5D 8H JS KC")], dealer=parse_cards("KS QS 9H 6D 3C"))
-    _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("AH AD 9C 4S 3H")), "has not taken a mulligan")
+    _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("AH AD 9C 4S 3H")), "has not replaced its hand")
     _rejects(lambda: rnd.dealer_redraw(cards=parse_cards("AH AD 9C 4S 3H")), "not allowed now")
     rnd.act(seat=0, action="mulligan")
     _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("2C AD 9C 4S 3H")), "rest of the deck")
@@ -270,15 +272,6 @@ def test_settle_agrees_with_engine_round_for_round():
         rnd = play_stud(spec, deck, rules_engine.strategy_from_spec(spec), ["2.00"])
         decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
         assert rnd.result().seats[0].net == rules_engine.settle(spec, deck[:5], deck[5:10], decision, {"ante": D("2.00")})
-    mspec = load_spec("five_card_mulligan_online")
-    for _ in range(100):
-        deck = _deck(rng)
-        rnd = mulligan.play_round(mspec, deck, mulligan.strategy_from_spec(mspec), "1.00", "1.00")
-        decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
-        player_redraw = deck[10:15] if decision == "mulligan" else None
-        dealer_redraw = deck[15:20] if decision == "mulligan" else deck[10:15]
-        want = mulligan.settle(mspec, deck[:5], decision, player_redraw, deck[5:10], dealer_redraw, D(1), D(1))
-        assert rnd.result().seats[0].net == want
     hspec = load_spec("texas_holdem_bonus_2x")
     for _ in range(100):
         deck = _deck(rng)

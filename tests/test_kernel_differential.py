@@ -8,9 +8,10 @@ from fractions import Fraction
 
 import pytest
 
-from certify.games import holdem_bonus, kernels, mulligan
+from certify.games import holdem_bonus, kernels
 from certify.hands import rank_hand
 from certify.rules import engine as rules_engine
+from certify.rules.analysis import replaces_hands
 from certify.spec import load_spec
 from rng import shuffle, streams
 
@@ -32,12 +33,25 @@ def _stud(spec, deck, strategy):
 
 
 def _mulligan(spec, deck, strategy):
+    """A whole-hand replacement (rules model): the engine's rules, each read in its one place
+    (``main_net``, ``pay_table_stands``, ``_side_net``), on the kernel's deck positions."""
     original = tuple(deck[0:5])
-    decision = strategy.decide(mulligan.MulliganView(0, original, ONE, ("stand", "mulligan")))
-    redraw_at = 15 if decision == "mulligan" else 10
-    net = mulligan.settle(spec, original, decision, tuple(deck[10:15]), tuple(deck[5:10]),
-                          tuple(deck[redraw_at:redraw_at + 5]), bonus=ONE)
-    return {"main": net["ante"] + net.get("raise", Decimal(0)), "bonus": net["bonus"]}
+    decision = strategy.decide(rules_engine.RulesView(0, original, ONE, ("stand", "mulligan"),
+                                                      decision="stand_or_mulligan"))
+    replaced = spec.option(decision).replace
+    final = tuple(deck[10:15]) if replaced else original
+    redraw_at = 15 if replaced else 10
+    dealer = tuple(deck[5:10])
+    if rank_hand(dealer) < spec.threshold_value(spec.dealer_redraw.stands_on):
+        dealer = tuple(deck[redraw_at:redraw_at + 5])
+    value, dealer_value = rank_hand(final), rank_hand(dealer)
+    stakes = {spec.unit: ONE, **{w: ONE * m for w, m in spec.option(decision).add.items()}}
+    main = sum((rules_engine.main_net(spec, spec.wagers[w], a, value, dealer_value) for w, a in stakes.items()),
+               Decimal(0))
+    bonus = spec.wagers["bonus"]
+    paid = rules_engine.pay_table_stands(spec, bonus.settle.pay_table, [decision], value, dealer_value)
+    return {"main": main, "bonus": rules_engine._side_net(spec, bonus, ONE, rank_hand(original), False) if paid
+            else -ONE}
 
 
 def _holdem(spec, deck, strategy):
@@ -55,7 +69,7 @@ def _holdem(spec, deck, strategy):
     return {"main": main, "bonus": net["bonus"]}
 
 
-PER_ROUND = {"rules": (rules_engine, _stud), "mulligan": (mulligan, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
+PER_ROUND = {"rules": (rules_engine, _stud), "replacement": (rules_engine, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
 
 
 @pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan",
@@ -63,7 +77,7 @@ PER_ROUND = {"rules": (rules_engine, _stud), "mulligan": (mulligan, _mulligan), 
 def test_kernel_settles_like_the_rules_round_for_round(name):
     spec = load_spec(name)
     kernel = kernels.kernel_for(spec)
-    module, per_round = PER_ROUND[spec.family]
+    module, per_round = PER_ROUND["replacement" if spec.family == "rules" and replaces_hands(spec) else spec.family]
     strategy = module.strategy_from_spec(spec)
     decks = shuffle.deal_batch(streams.stream(20261129, (1, zlib.crc32(name.encode()))), ROUNDS,
                                kernel.cards_per_round)

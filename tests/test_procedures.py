@@ -14,6 +14,7 @@ from certify.cards import parse_cards
 from certify.cli import cli
 from certify.games.holdem_bonus import hole_class
 from certify.procedures import FixtureError, load_fixture, run_files
+from certify.rules.model import category_pays
 from certify.spec import HAND_KEYS, HOLE_KEYS, load_spec, spec_names
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "procedures"
@@ -49,9 +50,11 @@ def test_procedures_cover_the_rules(results):
     carib = load_spec("caribbean_stud")
     assert _lines(carib.wagers["progressive"].settle.progressive.pays.entry) <= paid[("caribbean_stud", "progressive")]
     for name in ("five_card_mulligan",):
-        spec = load_spec(name)
-        assert _lines(spec.pays.odds) <= paid[(name, "ante")]
-        assert _lines(spec.bonus.pays.odds) <= paid[(name, "bonus")]
+        wagers = load_spec(name).wagers
+        ante = category_pays(wagers["ante"].settle.versus_dealer.win_pays, "five_card")
+        bonus = category_pays(wagers["bonus"].settle.pay_table.pays, "five_card")
+        assert _lines(ante.__getitem__) <= paid[(name, "ante")]
+        assert _lines(bonus.__getitem__) <= paid[(name, "bonus")]
     assert set(HOLE_KEYS) - {"other"} <= _holdem_bonus_classes_paid()
 
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from certify.rules.model import DealStep, DecideStep, RulesSpec
-from certify.spec import HAND_KEYS, MulliganSpec, SpecError, load_spec
+from certify.spec import HAND_KEYS, SpecError, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 CARIBBEAN = ROOT / "specs" / "caribbean_stud.yaml"
@@ -99,13 +99,7 @@ def test_a_wrong_model_tag_and_a_missing_block_are_refused(tmp_path):
         load_spec(path)
 
 
-def test_the_family_specs_load_as_before():
-    spec = load_spec("five_card_mulligan")
-    assert isinstance(spec, MulliganSpec) and spec.family == "mulligan"
-    assert spec.raise_.multiple_of_ante == Decimal(1)
-
-
-FAMILY_SPECS = ["five_card_mulligan", "five_card_mulligan_online", "texas_holdem_bonus", "texas_holdem_bonus_2x"]
+FAMILY_SPECS = ["texas_holdem_bonus", "texas_holdem_bonus_2x"]
 
 
 @pytest.mark.parametrize("name", FAMILY_SPECS)
@@ -115,14 +109,6 @@ def test_every_family_spec_is_written_in_the_model(name):
     assert model.balance_covers_raise_at_deal == family.balance_covers_raise_at_deal
     for wager, limit in family.wagers.items():
         assert (model.wagers[wager].min, model.wagers[wager].max) == (limit.min, limit.max)
-    if family.family == "mulligan":
-        assert model.dealer_redraw.stands_on == family.dealer.stands_on
-        assert model.option("mulligan").replace and model.option("mulligan").add == {"raise": family.raise_.multiple_of_ante}
-        bonus = model.wagers["bonus"].settle.pay_table
-        assert bonus.when == family.bonus.paid_when and bonus.lost_on == ["mulligan"]
-        assert [bonus.pays[k] for k in HAND_KEYS] == family.bonus.pays.as_list()
-        assert [model.wagers["ante"].settle.versus_dealer.win_pays[k] for k in HAND_KEYS] == family.pays.as_list()
-        assert model.strategy.decisions["stand_or_mulligan"][0].at_least == family.strategy.stand_at_least
     if family.family == "holdem_bonus":
         assert model.option("bet_flop").add == {"flop": family.flop.multiple_of_ante}
         assert model.wagers["ante"].settle.versus_dealer.win_at_least.category == family.ante.pays_at_least

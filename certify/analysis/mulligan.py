@@ -1,9 +1,12 @@
-"""Five Card Mulligan Poker: the PAR sheet, exact.
+"""The replacement programme: exact PAR sheets of a whole-hand replacement against a dealer who
+redraws (Five Card Mulligan Poker), chosen by the shape of the rules
+(``certify.rules.analysis.par_sheet`` when ``replaces_hands(spec)``; ``replacement_rules`` reads
+the rules-model spec and names what it does not count).
 
-The game: the player's five cards P; the dealer's five D1. The player stands, or takes a mulligan
-(Raise = ``raise.multiple_of_ante`` x Ante) and gets five new cards Y. The dealer stands on
-``dealer.stands_on`` (Ace-high) or better, else discards and draws five new cards X from what is
-left. Higher hand wins, Ante and Raise paid by ``pays``; ties push.
+The game: the player's five cards P; the dealer's five D1. The player stands, or replaces the hand
+(a mulligan, adding a wager of ``raise_multiple`` x Ante) and gets five new cards Y. The dealer
+stands on the redraw step's ``stands_on`` (Ace-high) or better, else discards and draws five new
+cards X from what is left. Higher hand wins, Ante and Raise paid by one table; ties push.
 
 The hard part is the dealer who redraws: his new five depend on which cards his first five took,
 and a mulligan adds the player's new five to that chain, so no per-hand table gives the outcome.
@@ -104,24 +107,10 @@ def _fraction(x: Any) -> Fraction:
 
 def mulligan_rules(spec: Any) -> MulliganRules:
     """The rules this programme counts, read from a rules-model spec of the replacement shape
-    (``replacement_rules``) or from a mulligan family spec."""
-    if getattr(spec, "family", None) == "rules":
-        return replacement_rules(spec)
-    if getattr(spec, "family", None) != "mulligan":
-        raise ParError(f"{getattr(spec, 'name', spec)!r} is not a mulligan game spec")
-    if spec.ties != "push":
-        raise ParError(f"{spec.name}: only ties that push are analysed, got ties: {spec.ties!r}")
-    if spec.bonus.hand != "original_hand":
-        raise ParError(f"{spec.name}: bonus.hand {spec.bonus.hand!r} is not analysed")
-    return MulliganRules(
-        raise_multiple=_fraction(spec.raise_.multiple_of_ante),
-        odds=tuple(None if o is None else _fraction(o) for o in spec.pays.as_list()),
-        stands_value=spec.dealer.stands_on.value(),
-        spec_stand_value=spec.strategy.stand_at_least.value(),
-        bonus_odds=tuple(None if o is None else _fraction(o) for o in spec.bonus.pays.as_list()),
-        bonus_when=spec.bonus.paid_when,
-        bonus_lost_on_mulligan=bool(spec.bonus.lost_on_mulligan),
-    )
+    (``replacement_rules``; ``ShapeError`` names what differs)."""
+    if getattr(spec, "family", None) != "rules":
+        raise ParError(f"{getattr(spec, 'name', spec)!r} is not a rules-model spec")
+    return replacement_rules(spec)
 
 
 def replacement_rules(spec: Any) -> MulliganRules:

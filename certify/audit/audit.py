@@ -143,16 +143,24 @@ def dealer_share(spec, threshold) -> tuple[int, int, str]:
     if spec.family == "rules":
         from math import comb
 
-        from certify.rules.analysis import hand_tables, one_decision
+        from certify.rules.analysis import hand_tables
 
-        rules = one_decision(spec)
-        tables = hand_tables(rules.ranking, rules.k)
+        k = spec.cards_dealt("dealer")  # the dealer's first hand (a redraw step's threshold is met by it)
+        tables = hand_tables(spec.ranking, k)
         at_least = tables.dense_at_least(spec.threshold_value(threshold))
         hands = int(tables.weights[tables.dense >= at_least].sum())
-        return hands, comb(52, rules.k), f"{rules.k}-card hands ({rules.ranking} ranking)"
+        return hands, comb(52, k), f"{k}-card hands ({spec.ranking} ranking)"
     from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
 
     return hands_meeting(threshold), FIVE_CARD_HANDS, "five-card hands"
+
+
+def dealer_threshold(spec, field_name: str):
+    """The spec's threshold behind a reveal flag: the dealer's qualifier, or the hand the dealer
+    stands on (a rules-model spec: its redraw step's)."""
+    if field_name == "stands_on" and getattr(spec, "dealer_redraw", None) is not None:
+        return spec.dealer_redraw.stands_on
+    return getattr(getattr(spec, "dealer", None), field_name, None)
 
 
 def _dealer_flag(rnd) -> tuple[str, bool] | None:
@@ -419,7 +427,7 @@ class Auditor:
         for flag, field_name in DEALER_FLAGS.items():
             met, missed = self.tally.dealer[(flag, True)], self.tally.dealer[(flag, False)]
             total = met + missed
-            threshold = getattr(getattr(self.spec, "dealer", None), field_name, None)
+            threshold = dealer_threshold(self.spec, field_name)
             if not total or threshold is None:
                 continue
             hands, of, what_hands = dealer_share(self.spec, threshold)
@@ -491,9 +499,12 @@ class Auditor:
         t = self.tally
         if not t.choices or self.spec.family != "rules":
             return None
-        from certify.rules.analysis import count, one_decision
+        from certify.rules.analysis import ShapeError, count, one_decision
 
-        rules = one_decision(self.spec)
+        try:
+            rules = one_decision(self.spec)
+        except ShapeError:
+            return None          # a decision before later cards (a replace): not counted here
         if rules.up:
             return None          # the decision sees an up card: the value per up card is not kept
         hands = sorted({cards for cards, _ in t.choices})

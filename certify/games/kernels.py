@@ -11,8 +11,6 @@ odds, so money is exact. Events are named as the PAR sheet's return table names 
 (``certify.analysis``), which is how the simulation's tallies meet the exact probabilities.
 
 How a shuffled deck is dealt (positions in the deck row):
-- mulligan: player 0-4, dealer 5-9; a player's mulligan takes the next five (10-14), then a
-  dealer's redraw takes the next five after that (10-14 if the player stood, else 15-19).
 - hold'em bonus: player hole 0-1, dealer hole 2-3, board 4-8 (flop 4-6, turn 7, river 8).
 """
 
@@ -114,81 +112,6 @@ class Kernel:
             out[f"{w.name}.counts"] = counts
             out[f"{w.name}.money"] = counts * w.scaled_nets
         return out
-
-
-# ------------------------------------------------------------------------------ mulligan
-def mulligan_kernel(spec) -> Kernel:
-    ante_raise = 1 + _frac(spec.raise_.multiple_of_ante)
-    odds = [_frac(o) for o in spec.pays.as_list()]
-    events, nets = [], []
-    for units, stake in (("1", Fraction(1)), ("2", ante_raise)):
-        for c in range(N_CATEGORIES):
-            events.append(f"win with {CATEGORY_NAMES[c]}, bet {units}")
-            nets.append(stake * odds[c] if odds[c] is not None else -stake)
-        events += [f"tie, bet {units}", f"lose, bet {units}"]
-        nets += [Fraction(0), -stake]
-    main = WagerEvents("main", events, nets, _scale(nets))
-    bonus_odds = [_frac(o) for o in spec.bonus.pays.as_list()]
-    bevents, bnets = [], []
-    bonus_paid = np.zeros(N_CATEGORIES, dtype=np.int64)
-    for c in reversed(range(N_CATEGORIES)):
-        if bonus_odds[c] is not None:
-            bonus_paid[c] = len(bevents) + 1
-            bevents.append(CATEGORY_NAMES[c])
-            bnets.append(bonus_odds[c])
-    bevents.append("no win")
-    bnets.append(Fraction(-1))
-    bonus = WagerEvents("bonus", bevents, bnets, _scale(bnets))
-    when = {"always": 0, "player_beats_dealer": 1, "player_beats_or_ties_dealer": 2}[spec.bonus.paid_when]
-    params = {"stand": spec.strategy.stand_at_least.value(),
-              "dealer_stands": spec.dealer.stands_on.value(),
-              "bonus_paid": bonus_paid, "bonus_when": when,
-              "bonus_lost_on_mulligan": bool(spec.bonus.lost_on_mulligan),
-              # the spec pays the Bonus on the original hand; only a seeded fault turns this on
-              "bonus_on_final_hand": False,
-              "main_nets": main.scaled_nets, "bonus_nets": bonus.scaled_nets}
-    return Kernel("mulligan", 20, 10, [main, bonus], "5", params)
-
-
-@njit(cache=True)
-def _mulligan_rounds(decks, stand, dealer_stands, bonus_paid, bonus_when, lost_on_mulligan, bonus_on_final,
-                     ev, dealt):
-    no_win = 0
-    for c in range(N_CATEGORIES):
-        no_win = max(no_win, bonus_paid[c])
-    per_bet = N_CATEGORIES + 2
-    for r in range(decks.shape[0]):
-        d = decks[r]
-        p0 = eval5_nb(d[0], d[1], d[2], d[3], d[4])
-        dealt[r] = p0 >> 20
-        nxt = 10
-        p = p0
-        mulligan = p0 < stand
-        if mulligan:
-            p = eval5_nb(d[10], d[11], d[12], d[13], d[14])
-            nxt = 15
-        q = eval5_nb(d[5], d[6], d[7], d[8], d[9])
-        if q < dealer_stands:
-            q = eval5_nb(d[nxt], d[nxt + 1], d[nxt + 2], d[nxt + 3], d[nxt + 4])
-        base = per_bet if mulligan else 0
-        if p > q:
-            ev[r, 0] = base + (p >> 20)
-        elif p == q:
-            ev[r, 0] = base + N_CATEGORIES
-        else:
-            ev[r, 0] = base + N_CATEGORIES + 1
-        e = bonus_paid[(p if bonus_on_final else p0) >> 20]
-        alive = not (mulligan and lost_on_mulligan)
-        if bonus_when == 1:
-            alive = alive and p > q
-        elif bonus_when == 2:
-            alive = alive and p >= q
-        ev[r, 1] = e - 1 if e > 0 and alive else no_win
-
-
-def _rounds_mulligan(decks, p, ev, dealt):
-    _mulligan_rounds(decks, p["stand"], p["dealer_stands"], p["bonus_paid"], p["bonus_when"],
-                     p["bonus_lost_on_mulligan"], p["bonus_on_final_hand"], ev, dealt)
 
 
 # ------------------------------------------------------------------------- hold'em bonus
@@ -303,9 +226,9 @@ def _rules_kernel(spec) -> Kernel:
     return rules_kernel(spec)
 
 
-_ROUNDS = {"mulligan": _rounds_mulligan, "holdem_bonus": _rounds_holdem,
+_ROUNDS = {"holdem_bonus": _rounds_holdem,
            "rules": _rounds_rules}
-_BUILDERS = {"mulligan": mulligan_kernel, "holdem_bonus": holdem_kernel,
+_BUILDERS = {"holdem_bonus": holdem_kernel,
              "rules": _rules_kernel}
 
 
