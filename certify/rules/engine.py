@@ -3,7 +3,8 @@
 ``RulesRound`` plays every spec whose steps are a first deal then decisions and board deals
 (``round_plan``): the one-decision shape (Three Card Poker), decisions between board deals with
 pull-backs (Let It Ride) or raises of several sizes and ``skipped_when_made`` (Ultimate Texas
-Hold'em). Round flow: ``place_wager(seat=, wager=, amount=)`` for the unit wager (the Ante; the
+Hold'em), a whole-hand replacement against a dealer who redraws (Five Card Mulligan: ``redraw``
+after a ``replace`` option, ``dealer_redraw`` when the first hand does not stand). Round flow: ``place_wager(seat=, wager=, amount=)`` for the unit wager (the Ante; the
 ``with_unit`` wagers are placed with it) and side wagers -> ``lock_out()`` (when a progressive
 locks coin-in) -> ``deal(hands=, dealer=)`` (the cards as dealt: a seat with a wrong count is a
 dead hand, a dealer with a wrong count a misdeal, as the spec's ``misdeal`` says) -> ``act(seat=,
