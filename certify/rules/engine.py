@@ -517,6 +517,7 @@ class RulesRound(Round):
 
     def _advance(self) -> None:
         """Past every decision nobody has left to make, to the next board step or the showdown."""
+        self._awaiting = [i for i in self._awaiting if self.seats[i].status == "live"]  # a voided seat draws none
         while self.phase == "decisions" and self.stage < len(self.plan.stages):
             kind, _ = self.plan.stages[self.stage]
             if kind == "decide":
