@@ -207,3 +207,48 @@ def test_every_mulligan_procedure_scenario_passes(name):
     assert len(results) >= 6
     assert [(r.id, r.differences) for r in results if not r.passed] == []
     assert all(r.spec == name for r in results)
+
+
+def test_each_mulligan_scenario_catches_its_negative_controls(tmp_path):
+    """A payout one dollar off fails its scenario; so does a mulligan played as a stand (the Raise
+    and the new hand never come) and a stand played as a mulligan (its new cards missing: the
+    fixture is refused)."""
+    from certify.procedures import FixtureError
+
+    data = yaml.safe_load((ROOT / "fixtures" / "procedures" / "five_card_mulligan.yaml").read_text())
+    data["spec"] = str(SPECS_DIR / "five_card_mulligan.yaml")
+    controls = []
+    for sc in data["scenarios"]:
+        paid = json.loads(json.dumps(sc))
+        net = paid["expect"]["seats"][0]["net"]
+        wager = next(iter(net))
+        net[wager] = str(Decimal(net[wager]) + 1)
+        paid["id"] += "--wrong-payout"
+        controls.append(paid)
+        if sc["seats"][0].get("actions") == ["mulligan"] and sc["expect"]["table"] == "played":
+            stood = json.loads(json.dumps(sc))
+            stood["seats"][0]["actions"] = ["stand"]
+            stood["id"] += "--stood"
+            controls.append(stood)
+    path = tmp_path / "controls.yaml"
+    path.write_text(yaml.safe_dump(dict(data, scenarios=controls), sort_keys=False))
+    caught = run_fixture(path)
+    assert len(caught) >= len(data["scenarios"]) + 3
+    assert [r.id for r in caught if r.passed] == []  # every control is caught
+    assert all("net.raise" in " ".join(r.differences) for r in caught if r.id.endswith("--stood"))
+    stand = next(sc for sc in data["scenarios"] if sc["seats"][0].get("actions") == ["stand"])
+    path.write_text(yaml.safe_dump(dict(data, scenarios=[dict(stand, seats=[dict(stand["seats"][0],
+                                                                               actions=["mulligan"])])]),
+                                   sort_keys=False))
+    with pytest.raises(FixtureError, match="redraw: the seat took a mulligan"):
+        run_fixture(path)
+
+
+def test_the_bonus_fault_alters_the_replacement_table_and_refuses_a_game_without_it():
+    # the negative control itself (caught by the bonus's outcome frequencies) is in test_simulate.py
+    from certify import simulate as sim
+
+    kernel = sim.engine_kernel(str(SPECS_DIR / "five_card_mulligan.yaml"), "bonus-kept-after-mulligan")
+    assert (kernel.params["bonus_lost_on_mulligan"], kernel.params["bonus_on_final_hand"]) == (False, True)
+    with pytest.raises(sim.SimulationError, match="bonus-kept-after-mulligan.*has none"):
+        sim.engine_kernel(str(SPECS_DIR / "caribbean_stud.yaml"), "bonus-kept-after-mulligan")
