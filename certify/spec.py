@@ -12,14 +12,14 @@ A file with a top-level ``model: rules/1`` is read as the rules model instead
 (``certify.rules.model.RulesSpec``, docs/rules-model.md: one model for every house-banked poker
 game; its ``family`` property is "rules"). Otherwise:
 
-``GameSpec`` = ``MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
-  name, title, version, family ("mulligan" | "holdem_bonus"),
+``GameSpec`` = ``MulliganSpec``, chosen by ``family``. Common fields:
+  name, title, version, family ("mulligan"),
   source (documents, follows, notes: which seed documents, which rule where they disagree),
   deck (size 52), seats, hand_size,
   wagers: {wager name: {min, max}} for the wagers a player chooses the size of
-      (mulligan: ante, bonus; hold'em bonus: ante, bonus),
+      (mulligan: ante, bonus),
   balance_covers_raise_at_deal (an Ante is refused unless the balance also covers the
-      Bet / Raise / Flop bet that can follow it), ties ("push"), strategy (name + parameters,
+      Raise that can follow it), ties ("push"), strategy (name + parameters,
       per family). A dumped spec (``model_dump``, json or python mode) validates back to itself.
 
 Money (limits, fixed progressive amounts, meters) is ``Decimal``, written as a quoted string
@@ -43,10 +43,6 @@ Family specifics:
       bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
       player_beats_or_ties_dealer; lost_on_mulligan), wrong_card_count ("void_round": a wrong
       number of cards to anyone voids the round and returns every wager).
-  holdem_bonus: flop / turn / river (multiple_of_ante, optional), win_pays (odds of winning
-      Flop/Turn/River bets), ante (pays_at_least: category, odds, otherwise "push"),
-      bonus (pays keyed by ``HOLE_KEYS``, hand: hole_cards, paid_on_fold), wrong_card_count
-      ("void_round", seed 001: "any malfunction in the game voids all bets and payouts").
 """
 
 from __future__ import annotations
@@ -77,19 +73,6 @@ SPECS_DIR = Path(__file__).resolve().parent.parent / "specs"
 HAND_KEYS: tuple[str, ...] = (
     "high_card", "pair", "two_pair", "trips", "straight",
     "flush", "full_house", "quads", "straight_flush", "royal_flush",
-)
-
-# Classes of two hole cards for the Hold'em Bonus side bet, best first.
-HOLE_KEYS: tuple[str, ...] = (
-    "aces_vs_dealer_aces",   # player and dealer both hold a pair of aces
-    "aces",                  # a pair of aces
-    "ak_suited",
-    "aq_aj_suited",
-    "ak_offsuit",
-    "jacks_to_kings",        # JJ, QQ, KK
-    "aq_aj_offsuit",
-    "twos_to_tens",          # 22 .. TT
-    "other",
 )
 
 RANK_TOKENS = {"2": 0, "3": 1, "4": 2, "5": 3, "6": 4, "7": 5, "8": 6, "9": 7, "10": 8, "T": 8,
@@ -393,82 +376,9 @@ class MulliganSpec(SpecBase):
 
 # ---------------------------------------------------------------- Texas Hold'em Bonus
 
-class StreetBet(Model):
-    multiple_of_ante: Multiple
-    optional: bool
-
-
-class HoldemAnteRule(Model):
-    pays_at_least: HandKey
-    odds: Odds
-    otherwise: Literal["push"] = "push"
-
-
-class HoleCardPayTable(Model):
-    aces_vs_dealer_aces: PayEntry
-    aces: PayEntry
-    ak_suited: PayEntry
-    aq_aj_suited: PayEntry
-    ak_offsuit: PayEntry
-    jacks_to_kings: PayEntry
-    aq_aj_offsuit: PayEntry
-    twos_to_tens: PayEntry
-    other: PayEntry
-
-    def odds(self, key: str) -> Decimal | None:
-        return getattr(self, key)
-
-
-class HoldemBonusSide(Model):
-    pays: HoleCardPayTable
-    hand: Literal["hole_cards"] = "hole_cards"
-    paid_on_fold: bool
-
-
-class HoldemStrategy(Model):
-    """``simple``: fold the listed starting hands (e.g. "72o", "K2s"), otherwise make the Flop
-    bet; make the Turn / River bet when the best hand so far reaches the category and uses
-    at least one hole card."""
-
-    name: Literal["simple"]
-    preflop_fold: list[str]
-    turn_bet_at_least: HandKey
-    river_bet_at_least: HandKey
-
-    @field_validator("preflop_fold")
-    @classmethod
-    def _hand_classes(cls, values: list[str]) -> list[str]:
-        out = []
-        for text in values:
-            token = str(text).strip().upper()
-            ranks, suited = token[:-1], token[-1:]
-            if len(ranks) != 2 or ranks[0] not in "23456789TJQKA" or ranks[1] not in "23456789TJQKA" \
-                    or suited not in ("S", "O") or ranks[0] == ranks[1]:
-                raise ValueError(f"expected a starting hand class such as '72o' or 'K2s', got {excerpt(text)}")
-            order = "23456789TJQKA"  # written high rank first, as players write them ("32o", not "23o")
-            high, low = sorted(ranks, key=order.index, reverse=True)
-            out.append(high + low + suited.lower())
-        return out
-
-
-class HoldemBonusSpec(SpecBase):
-    family: Literal["holdem_bonus"]
-    flop: StreetBet
-    turn: StreetBet
-    river: StreetBet
-    win_pays: Odds
-    wrong_card_count: Literal["void_round"] = "void_round"
-    ante: HoldemAnteRule
-    bonus: HoldemBonusSide
-    strategy: HoldemStrategy
-
-    def _allowed_wagers(self) -> tuple[str, ...]:
-        return ("ante", "bonus")
-
-
-GameSpec = Annotated[Union[MulliganSpec, HoldemBonusSpec], Field(discriminator="family")]
+GameSpec = Annotated[Union[MulliganSpec], Field(discriminator="family")]
 _ADAPTER: TypeAdapter = TypeAdapter(GameSpec)
-_FAMILY_TAGS = {"mulligan", "holdem_bonus"}
+_FAMILY_TAGS = {"mulligan"}
 
 
 # ---------------------------------------------------------------- loading
@@ -549,9 +459,9 @@ def _describe(error: dict) -> str:
         return f"expected {error['ctx']['expected']}, got {excerpt(error['input'])}"
     if kind == "union_tag_invalid":
         got = error["input"].get("family") if isinstance(error.get("input"), dict) else error.get("input")
-        return f"expected family one of 'mulligan', 'holdem_bonus' (or model: rules/1), got {excerpt(got)}"
+        return f"expected family 'mulligan' (or model: rules/1), got {excerpt(got)}"
     if kind == "union_tag_not_found":
-        return "required field 'family' is missing (expected 'mulligan' or 'holdem_bonus'; or model: rules/1)"
+        return "required field 'family' is missing (expected 'mulligan'; or model: rules/1)"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if kind in ("int_type", "int_parsing", "bool_type", "bool_parsing", "string_type", "dict_type",
@@ -620,7 +530,7 @@ def format_problems(path: Path, root: yaml.Node | None, problems: list[tuple[tup
     return "\n".join(lines)
 
 
-def load_spec(name_or_path: str | Path) -> "MulliganSpec | HoldemBonusSpec | RulesSpec":
+def load_spec(name_or_path: str | Path) -> "MulliganSpec | RulesSpec":
     """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file.
     A file with ``model: rules/1`` is a ``certify.rules.model.RulesSpec``; else a family spec."""
     path = resolve_spec_path(name_or_path)

@@ -105,7 +105,7 @@ def test_the_family_specs_load_as_before():
     assert spec.raise_.multiple_of_ante == Decimal(1)
 
 
-FAMILY_SPECS = ["five_card_mulligan", "five_card_mulligan_online", "texas_holdem_bonus", "texas_holdem_bonus_2x"]
+FAMILY_SPECS = ["five_card_mulligan", "five_card_mulligan_online"]
 
 
 @pytest.mark.parametrize("name", FAMILY_SPECS)
@@ -123,24 +123,3 @@ def test_every_family_spec_is_written_in_the_model(name):
         assert [bonus.pays[k] for k in HAND_KEYS] == family.bonus.pays.as_list()
         assert [model.wagers["ante"].settle.versus_dealer.win_pays[k] for k in HAND_KEYS] == family.pays.as_list()
         assert model.strategy.decisions["stand_or_mulligan"][0].at_least == family.strategy.stand_at_least
-    if family.family == "holdem_bonus":
-        assert model.option("bet_flop").add == {"flop": family.flop.multiple_of_ante}
-        assert model.wagers["ante"].settle.versus_dealer.win_at_least.category == family.ante.pays_at_least
-        assert model.wagers["bonus"].settle.card_lines.paid_on_fold == family.bonus.paid_on_fold
-
-
-def test_the_hole_card_lines_classify_every_hold_em_start_as_the_family_engine_does():
-    from itertools import combinations
-
-    from certify.games.holdem_bonus import hole_class
-    from certify.rules.engine import card_line
-    from certify.spec import HOLE_KEYS
-
-    model, family = load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"), load_spec("texas_holdem_bonus")
-    lines = model.wagers["bonus"].settle.card_lines.lines
-    for dealer in ((48, 49), (50, 0)):  # the dealer holds aces, or not
-        for hole in combinations([c for c in range(52) if c not in dealer], 2):
-            i = card_line(lines, hole, dealer)
-            key = hole_class(hole, dealer)
-            assert (HOLE_KEYS[i] if i is not None else "other") == key, (hole, dealer)
-            assert (lines[i].pays if i is not None else None) == family.bonus.pays.odds(key)

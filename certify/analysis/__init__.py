@@ -13,7 +13,6 @@ from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
 
 # family -> module exporting par_sheet(spec). Imported on demand (numba kernels compile on use).
 FAMILY_MODULES = {
-    "holdem_bonus": "certify.analysis.holdem_bonus",
     "mulligan": "certify.analysis.mulligan",
     "rules": "certify.rules.analysis",  # rules-model specs (certify.rules.model): no family code
 }

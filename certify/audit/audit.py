@@ -491,9 +491,12 @@ class Auditor:
         t = self.tally
         if not t.choices or self.spec.family != "rules":
             return None
-        from certify.rules.analysis import count, one_decision
+        from certify.rules.analysis import ShapeError, count, one_decision
 
-        rules = one_decision(self.spec)
+        try:
+            rules = one_decision(self.spec)
+        except ShapeError:
+            return None          # decisions between deals (Hold'em Bonus): not valued here
         if rules.up:
             return None          # the decision sees an up card: the value per up card is not kept
         hands = sorted({cards for cards, _ in t.choices})

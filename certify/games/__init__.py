@@ -1,5 +1,5 @@
-"""Game engines, one module per family: ``mulligan`` (Five Card Mulligan), ``holdem_bonus`` (Texas
-Hold'em Bonus); a rules-model spec (Caribbean Stud, Casino Stud, Three Card Poker, ...) is played by
+"""Game engines, one module per family: ``mulligan`` (Five Card Mulligan); a rules-model spec
+(Caribbean Stud, Casino Stud, Texas Hold'em Bonus, Three Card Poker, ...) is played by
 ``certify.rules.engine``. Shared machinery in ``base``.
 
 Each family module offers the same names: ``settle`` (pure settlement of one seat on cards, the
@@ -15,11 +15,9 @@ from types import ModuleType
 
 FAMILY_MODULES = {
     "mulligan": "certify.games.mulligan",
-    "holdem_bonus": "certify.games.holdem_bonus",
     "rules": "certify.rules.engine",  # rules-model specs: one engine reading the model
 }
-ROUND_CLASSES = {"mulligan": "MulliganRound", "holdem_bonus": "HoldemRound",
-                 "rules": "RulesRound"}
+ROUND_CLASSES = {"mulligan": "MulliganRound", "rules": "RulesRound"}
 
 
 def engine(spec) -> ModuleType:
