@@ -86,9 +86,13 @@ def _kernel_fault(name: str, family: str):
     return register
 
 
-@_kernel_fault("ante-pays-on-pair", "holdem_bonus")
+@_kernel_fault("ante-pays-on-pair", "rules")
 def _ante_on_pair(kernel: Kernel) -> None:
     # the engine compares the winning hand with a pair, not a straight, before paying the Ante
+    # (the bulk kernel of a game with a wager on each street: certify.rules.board_streets)
+    if "strong" not in kernel.params:
+        raise SimulationError("fault 'ante-pays-on-pair' applies to games whose Ante pays only from a category up "
+                              "with a wager on each street (Texas Hold'em Bonus)")
     kernel.params["strong"] = 1
 
 

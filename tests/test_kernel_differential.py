@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from certify.games import holdem_bonus, kernels
+from certify.games import kernels
 from certify.hands import rank_hand
 from certify.rules import engine as rules_engine
 from certify.rules.analysis import replaces_hands
@@ -55,21 +55,28 @@ def _mulligan(spec, deck, strategy):
 
 
 def _holdem(spec, deck, strategy):
+    """Hold'em Bonus (rules model): the spec strategy's options (``RuleStrategy.option``), each
+    standing wager by the engine's ``main_net``, the Bonus by ``card_lines_net``."""
     hole, dealer, board = tuple(deck[0:2]), tuple(deck[2:4]), tuple(deck[4:9])
-    legal = ("check", "bet")
-    pre = strategy.decide(holdem_bonus.HoldemView(0, "preflop", hole, (), ONE, ("fold", "bet")))
-    if pre == "fold":
-        decisions = ("fold",)
-    else:
-        turn = strategy.decide(holdem_bonus.HoldemView(0, "flop", hole, board[:3], ONE, legal))
-        river = strategy.decide(holdem_bonus.HoldemView(0, "turn", hole, board[:4], ONE, legal))
-        decisions = ("bet", turn, river)
-    net = holdem_bonus.settle(spec, hole, dealer, board, decisions, bonus=ONE)
-    main = sum((net.get(w, Decimal(0)) for w in ("ante", "flop", "turn", "river")), Decimal(0))
-    return {"main": main, "bonus": net["bonus"]}
+    taken = [strategy.option("preflop", hole)]
+    if not spec.option(taken[0]).fold:
+        taken += [strategy.option("turn", hole, board[:3]), strategy.option("river", hole, board[:4])]
+    folded = spec.option(taken[0]).fold
+    amounts = {"ante": ONE}
+    for name in taken:
+        amounts.update({w: ONE * m for w, m in spec.option(name).add.items()})
+    pv, dv = rank_hand(list(hole + board)), rank_hand(list(dealer + board))
+    main = -ONE if folded else sum((rules_engine.main_net(spec, spec.wagers[w], a, pv, dv) for w, a in amounts.items()),
+                                   Decimal(0))
+    bonus = rules_engine.card_lines_net(spec.wagers["bonus"].settle.card_lines, ONE, hole, dealer, folded)
+    return {"main": main, "bonus": bonus}
 
 
-PER_ROUND = {"rules": (rules_engine, _stud), "replacement": (rules_engine, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
+def _per_round(spec):
+    """The per-round reference of a spec's shape: a replace, board streets, or stud."""
+    if replaces_hands(spec):
+        return _mulligan
+    return _holdem if spec.deals("board") else _stud
 
 
 @pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan",
@@ -77,8 +84,8 @@ PER_ROUND = {"rules": (rules_engine, _stud), "replacement": (rules_engine, _mull
 def test_kernel_settles_like_the_rules_round_for_round(name):
     spec = load_spec(name)
     kernel = kernels.kernel_for(spec)
-    module, per_round = PER_ROUND["replacement" if spec.family == "rules" and replaces_hands(spec) else spec.family]
-    strategy = module.strategy_from_spec(spec)
+    per_round = _per_round(spec)
+    strategy = rules_engine.strategy_from_spec(spec)
     decks = shuffle.deal_batch(streams.stream(20261129, (1, zlib.crc32(name.encode()))), ROUNDS,
                                kernel.cards_per_round)
     events, _ = kernel.events(decks)

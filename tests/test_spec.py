@@ -9,7 +9,7 @@ from certify.hands import CATEGORY_NAMES, Category, rank_hand
 from certify.rules.model import RulesSpec
 from certify.cards import parse_cards
 from certify.spec import (
-    HAND_KEYS, SPECS_DIR, HoldemBonusSpec, SpecError, category_key,
+    HAND_KEYS, SPECS_DIR, SpecError, category_key,
     key_category, load_spec, spec_names,
 )
 
@@ -55,9 +55,9 @@ def test_rules_read_from_the_seeds():
     assert inventor.wagers["ante"].settle.versus_dealer.win_pays["high_card"] == 1
     assert inventor.option("mulligan").replace and inventor.option("mulligan").add == {"raise": 1}
     one, two = load_spec("texas_holdem_bonus"), load_spec("texas_holdem_bonus_2x")
-    assert isinstance(one, HoldemBonusSpec)
-    assert (one.flop.multiple_of_ante, two.flop.multiple_of_ante) == (1, 2)
-    assert one.ante.pays_at_least == "straight"
+    assert isinstance(one, RulesSpec)
+    assert (one.option("bet_flop").add["flop"], two.option("bet_flop").add["flop"]) == (1, 2)
+    assert one.wagers["ante"].settle.versus_dealer.win_at_least.category == "straight"
 
 
 def _hand(text):
@@ -96,16 +96,16 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
      "invalid YAML at line 22, column 6"),
     ("five_card_mulligan_online", "        when: player_beats", "        on: player_beats",
      "the key 'on' is read as bool"),
-    ("texas_holdem_bonus", '  bonus: {min: "1.00", max: "25.00"}', '  bonus: {min: "1.00", max: 25.5}',
+    ("texas_holdem_bonus", '    max: "25.00"', '    max: 25.5',
      ": wagers.bonus.max: expected an exact amount as a quoted string such as \"25.5\", not a float"),
-    ("texas_holdem_bonus_2x", '  ante: {min: "1.00", max: "100.00"}', '  ante: {min: "5.00", max: "1.00"}',
-     ": wagers.ante: expected max >= min"),
-    ("texas_holdem_bonus_2x", "    aces: 30", "    aces: -30",
-     ": bonus.pays.aces: expected odds >= 0"),
-    ("texas_holdem_bonus", "family: holdem_bonus", "family: baccarat", ": family: expected 'holdem_bonus'"),
+    ("texas_holdem_bonus_2x", '    min: "1.00"\n    max: "100.00"', '    min: "5.00"\n    max: "1.00"',
+     ": wagers.ante: expected 0 < min <= max, got min 5.00 and max 1.00"),
+    ("texas_holdem_bonus_2x", "pays: 30,", "pays: -30,",
+     ": wagers.bonus.settle.card_lines.lines.1.pays: expected odds >= 0"),
+    ("five_card_mulligan", "model: rules/1\n", "family: mulligan\n",
+     ": model: required field is missing (expected 'rules/1': every game is a rules-model spec)"),
     ("caribbean_stud", "model: rules/1", "model: rules/9", ":2: model: expected 'rules/1'"),
     ("caribbean_stud", "name: caribbean_stud", "name: caribbean_stud_v2", ": name: expected 'caribbean_stud'"),
-    ("texas_holdem_bonus", '  bonus: {min', '  side_bet: {min', "wagers: unknown wager 'side_bet'"),
     ("caribbean_stud", "{option: bet, at_least", "{option: raise, at_least",
      ": strategy.decisions.bet_or_fold.0.option: expected one of fold, bet, got 'raise'"),
     ("five_card_mulligan", "        when: always", "        when: sometimes",
@@ -113,8 +113,8 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
      "'player_beats_or_ties_dealer'"),
     ("caribbean_stud", "    quads: {amount: \"500.00\"}", "    quads: {amount: \"500.005\"}",
      ": wagers.progressive.settle.progressive.pays.quads.amount: expected whole cents"),
-    ("texas_holdem_bonus", "preflop_fold: [32o,", "preflop_fold: [33o,",
-     ": strategy.preflop_fold: expected a starting hand class"),
+    ("texas_holdem_bonus", "hands: [32o,", "hands: [33o,",
+     ": strategy.decisions.preflop.0.hands.0: expected a pair as \"TT\""),
 ])
 def test_bad_spec_names_file_field_and_expectation(tmp_path, name, old, new, expected):
     path = _broken(tmp_path, name, old, new)
@@ -179,12 +179,3 @@ def test_dumped_spec_validates_to_the_same_spec(mode):
     dumped = load_spec("caribbean_stud").model_dump(mode="json")
     assert dumped["dealer"]["qualifies"]["ranks"] == ["A", "K"]
     assert dumped["wagers"]["progressive"]["settle"]["progressive"]["pays"]["pair"] == "lose"
-
-
-def test_preflop_fold_classes_are_normalised_high_rank_first():
-    """"23o" and "32o" name the same starting hand; every reader of the list sees "32o"."""
-    from certify.spec import HoldemStrategy
-
-    strategy = HoldemStrategy(name="simple", preflop_fold=["23o", "k2S", "72o"],
-                              turn_bet_at_least="pair", river_bet_at_least="pair")
-    assert strategy.preflop_fold == ["32o", "K2s", "72o"]

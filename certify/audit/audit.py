@@ -504,7 +504,7 @@ class Auditor:
         try:
             rules = one_decision(self.spec)
         except ShapeError:
-            return None          # a decision before later cards (a replace): not counted here
+            return None          # decisions between deals (a replace, board streets): not valued here
         if rules.up:
             return None          # the decision sees an up card: the value per up card is not kept
         hands = sorted({cards for cards, _ in t.choices})

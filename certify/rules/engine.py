@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import combinations
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -120,6 +121,16 @@ def card_line(lines, cards: Sequence[int], dealer_cards: Sequence[int] = ()) -> 
     return None
 
 
+def card_lines_net(settle, amount: Decimal, cards: Sequence[int], dealer: Sequence[int], folded: bool) -> Decimal:
+    """Net of a ``card_lines`` wager: the first line the player's first cards (and the dealer's,
+    for a line asking) match pays its odds; no line, or a fold when not ``paid_on_fold``: lost."""
+    if folded and not settle.paid_on_fold:
+        return -amount
+    i = card_line(settle.lines, tuple(cards)[:settle.cards], dealer)
+    odds = None if i is None else settle.lines[i].pays
+    return -amount if odds is None else amount * odds
+
+
 @dataclass(frozen=True)
 class RoundPlan:
     """The round as the engine plays it: ``player`` / ``dealer`` cards at the deal, then the
@@ -159,8 +170,6 @@ def round_plan(spec: RulesSpec) -> RoundPlan:
                        "a seat or the dealer)")
     for name, w in spec.wagers.items():
         settle = w.settle
-        if settle.kind == "card_lines":
-            why.append(f"no card_lines wager ({name})")
         table = settle.pay_table or settle.progressive
         if table is not None and table.hand not in ("player", "player_first"):
             why.append(f"pay tables on the player's own hand ({name}: {table.hand})")
@@ -248,18 +257,11 @@ class RulesRound(Round):
         return {n: w.multiple_of_unit for n, w in self.spec.wagers.items() if w.made == "with_unit"}
 
     def _most_added(self) -> Decimal:
-        """The most the decisions can add in a hand, in unit wagers (a fold ends the hand; a
-        decision is skipped once a wager in its ``skipped_when_made`` is made)."""
+        """The raise ``balance_covers_raise_at_deal`` asks the balance to cover with the unit
+        wager, in unit wagers: the largest the first decision can add (the Play, the Flop bet).
+        Later wagers are offered only when the balance covers them (``legal_actions``)."""
         decisions = self.plan.decisions
-
-        def most(d: int, made: frozenset) -> Decimal:
-            if d == len(decisions):
-                return ZERO
-            if made & set(decisions[d].skipped_when_made):
-                return most(d + 1, made)
-            return max(ZERO if o.fold else sum(o.add.values(), ZERO) + most(d + 1, made | set(o.add))
-                       for o in decisions[d].options)
-        return most(0, frozenset())
+        return max((sum(o.add.values(), ZERO) for o in decisions[0].options), default=ZERO) if decisions else ZERO
 
     def place_wager(self, seat: int, wager: str, amount) -> None:
         amount = money(amount)
@@ -587,6 +589,9 @@ class RulesRound(Round):
                     if not showdown and name != prog:
                         s.net[name] = ZERO
                         continue
+                    if w.settle.card_lines is not None:  # on the first cards: known whenever it folds
+                        s.net[name] = card_lines_net(w.settle.card_lines, amount, s.cards, self.dealer, folded)
+                        continue
                     if value is None:  # folded before the hand was complete
                         s.net[name] = -amount
                         continue
@@ -634,7 +639,8 @@ def play_round(spec: RulesSpec, deck: Sequence[int], antes: Sequence, balances=N
     ``sides``: per seat, the side wagers placed after the Ante ({wager: amount}); ``meter``: the
     progressive meter before the round (the spec's reset when None); ``strategy``: an object with
     ``decide(view)`` (default: the spec's strategy). A game of another shape is played by
-    ``play_deck`` (the same deck positions for the first deal)."""
+    ``play_deck`` (board steps, several decisions, a replace or a dealer redraw; the same deck
+    positions for the first deal)."""
     try:
         rules = one_decision(spec)
     except ShapeError:
@@ -706,7 +712,57 @@ class SpecStrategy:
         return next((o.name for o in self.options if o.fold and o.name in view.legal), view.legal[0])
 
 
-def strategy_from_spec(spec: RulesSpec) -> SpecStrategy:
+def rule_met(spec: RulesSpec, rule, cards: Sequence[int], board: Sequence[int] = ()) -> bool:
+    """Whether a hand meets every condition of a strategy rule (``StrategyRule``): ``at_least``
+    on the hand so far (own cards and board), ``hands`` on the first two cards' starting hand,
+    ``hole_card_plays``: a pocket pair, a hole card's rank on the board, or a straight or better."""
+    from certify.rules.board_streets import class_of_hole
+
+    if rule.hands is not None and class_of_hole(int(cards[0]), int(cards[1])) not in rule.hands:
+        return False
+    value = None
+    if rule.at_least is not None or rule.hole_card_plays:
+        hand = [int(c) for c in cards] + [int(c) for c in board]
+        value = hand_value(spec, hand) if len(hand) in (3, 5, 7) or spec.ranking != "best_five" \
+            else max(rank_hand(list(five)) for five in combinations(hand, 5))
+    if rule.at_least is not None and value < spec.threshold_value(rule.at_least):
+        return False
+    if rule.hole_card_plays:
+        ranks = {int(c) >> 2 for c in cards[:2]}
+        categories = ranking_categories(spec.ranking)
+        straight = categories.index("straight") if "straight" in categories else len(categories)
+        if not (len(ranks) == 1 or ranks & {int(c) >> 2 for c in board} or (value >> 20) >= straight):
+            return False
+    return True
+
+
+class RuleStrategy:
+    """The spec's strategy at every decision (``strategy.decisions``), its rules tried in order on
+    what the player sees (``rule_met``): a game with several decisions, or rules beyond a threshold."""
+
+    def __init__(self, spec: RulesSpec):
+        self.spec = spec
+
+    def option(self, decision: str, cards: Sequence[int], board: Sequence[int] = ()) -> str:
+        for rule in self.spec.strategy.decisions[decision]:
+            if rule_met(self.spec, rule, cards, board):
+                return rule.option
+        raise ValueError(f"no strategy rule applies at {decision!r}")
+
+    def decide(self, view: "RulesView") -> str:
+        """The strategy's option; one the balance cannot cover gives way to an option that adds
+        nothing (a check, else a fold)."""
+        want = self.option(view.decision, view.cards, view.board)
+        if want in view.legal:
+            return want
+        cheap = [o for o in view.legal if not self.spec.option(o).add]
+        return next((o for o in cheap if not self.spec.option(o).fold), cheap[0] if cheap else view.legal[0])
+
+
+def strategy_from_spec(spec: RulesSpec) -> "SpecStrategy | RuleStrategy":
+    if spec.strategy is not None and (len(spec.decisions) > 1 or any(
+            r.hands is not None or r.hole_card_plays for rules in spec.strategy.decisions.values() for r in rules)):
+        return RuleStrategy(spec)
     return SpecStrategy(spec)
 
 
@@ -769,16 +825,16 @@ class DerivedStrategy:
         return next((o for o in view.legal if self.spec.option(o).fold), view.legal[0])
 
 
-def play_deck(spec: RulesSpec, deck: Sequence[int], antes: Sequence, strategy, sides: dict | None = None,
+def play_deck(spec: RulesSpec, deck: Sequence[int], antes: Sequence, strategy, sides: dict | Sequence | None = None,
               balances=None, meter=None) -> RulesRound:
     """One round of any shape the engine plays, from a shuffled deck, every seat deciding by
     ``strategy.decide(view)``: the first deal's cards to each seat in turn, then the dealer's,
     then each later step's cards in the order the round awaits them (a board step, a seat's new
     hand after a replace, the dealer's redraw; one seat: the bulk kernels' deck positions).
-    ``sides``: side wager name -> amount, placed by every seat (or a list: per seat)."""
+    ``sides``: side wager name -> amount, placed by every seat (or a list of them, one per seat)."""
     n = len(antes)
+    per_seat = list(sides) if isinstance(sides, (list, tuple)) else [sides or {}] * n
     rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n, meter=meter)
-    per_seat = sides if isinstance(sides, (list, tuple)) else [sides or {}] * n
     for i, ante in enumerate(antes):
         try:
             rnd.place_wager(seat=i, wager=spec.unit, amount=money(ante))
