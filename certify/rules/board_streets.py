@@ -629,7 +629,7 @@ def street_kernel(spec: RulesSpec):
               "strong": rules.ante_category, "candidates": candidates, "dealer_masks": masks,
               "side_lines": np.array(side_lines, np.int64), "side_fold": np.array(side_fold, np.int64),
               "side_paid_on_fold": np.array(side_paid, np.bool_)}
-    return Kernel("rules", 9, 9, wagers, "7", params)
+    return Kernel(9, 9, wagers, "7", params)
 
 
 def play_rounds(decks, p, ev, dealt) -> None:

@@ -504,7 +504,7 @@ def decision_counts(codes, reps, deck, win_num, win_den, min_net, rule):
 @njit(cache=True)
 def hole_plays_rule(h0, h1, board, category, straight_category):
     """The spec strategy's "a hole card plays": a pocket pair, a hole rank paired on the board, or
-    a straight or better (``certify.games.holdem_bonus.SimpleStrategy``)."""
+    a straight or better (the retired family engine's simple strategy)."""
     r0 = h0 >> 2
     r1 = h1 >> 2
     if r0 == r1 or category >= straight_category:

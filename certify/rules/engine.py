@@ -219,7 +219,6 @@ class RulesRound(Round):
     board step, ``deal_board(cards=)`` -> ... -> the showdown: the dealer's hand revealed, every
     seat settled. ``next_step()`` names what the round waits for."""
 
-    family = "rules"
     input_kinds = ("place_wager", "lock_out", "deal", "act", "deal_board", "void_seat", "redraw", "dealer_redraw")
 
     def __init__(self, spec: RulesSpec, balances=None, seats: int | None = None, meter=None):
@@ -688,7 +687,7 @@ class RulesView:
 
 
 class SpecStrategy:
-    """The spec's strategy, as the family engines' ``strategy_from_spec`` objects (``decide(view)``):
+    """The spec's strategy, an object with ``decide(view)`` (``strategy_from_spec``):
     what ``certify audit`` and ``certify drive`` play and compare with. At the decision the view
     names (the one decision of the one-decision shape), on the seat's cards."""
 

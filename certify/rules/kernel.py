@@ -73,7 +73,7 @@ def rules_kernel(spec: RulesSpec) -> Kernel:
     }
     labels = tuple(_category_name(c) for c in ranking_categories(spec.ranking))
     exact = tuple(int(n) for n in np.bincount(_dealt_categories(spec.ranking, rules.k), minlength=len(labels)))
-    return Kernel("rules", 2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
+    return Kernel(2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
 
 
 def strategy_rules(spec: RulesSpec, rules) -> tuple[np.ndarray, np.ndarray]:
@@ -263,7 +263,7 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
     params = {"first": first, "first_table": first_table, "second": len(decisions) == 2, "stake": stake, "den": den,
               "pay": pay, "lines": lines, "path_of": path_of, "tie_order": tie_order, "index": index,
               "second_table": second_table}
-    return Kernel("rules", 5, 5, [main], "5", dict(params, induction=True))
+    return Kernel(5, 5, [main], "5", dict(params, induction=True))
 
 
 @njit(cache=True)
@@ -413,7 +413,7 @@ def replacement_kernel(spec: RulesSpec) -> Kernel:
               "bonus_lost_on_mulligan": rules.bonus_lost_on_mulligan,
               # the side wager is paid on the first hand; only a seeded fault turns this on
               "bonus_on_final_hand": False, "side": rules.bonus_name is not None}
-    return Kernel("rules", 20, 10, wagers, "5", params)
+    return Kernel(20, 10, wagers, "5", params)
 
 
 @njit(cache=True)

@@ -1,8 +1,7 @@
 """The rules model: a house-banked poker game as data (``model: rules/1``), see docs/rules-model.md.
 
 A spec written in the model is a ``RulesSpec``. ``certify.spec.load_spec`` returns one for a YAML
-file whose top level has ``model: rules/1`` (the six family specs, which have ``family:``, load as
-before). Validation is in two passes, both reported as ``file:line: field.path: expectation``:
+file whose top level has ``model: rules/1`` (every spec: a file without it is refused). Validation is in two passes, both reported as ``file:line: field.path: expectation``:
 
 1. the shape (pydantic, unknown fields refused; money, odds, ranks and ``HandThreshold`` are the
    types of ``certify.spec``);
@@ -371,10 +370,6 @@ class RulesSpec(Model):
     strategy: Strategy | None = None
 
     # ---- what the rest of the suite asks of any spec
-    @property
-    def family(self) -> str:
-        return "rules"
-
     def limit(self, wager: str):
         return self.wagers[wager]
 
