@@ -572,7 +572,7 @@ def card_line_tables(lines) -> tuple[np.ndarray, np.ndarray]:
     from certify.rules.model import rank_set
 
     player_lines = [line.model_copy(update={"dealer_ranks": None}) for line in lines]
-    candidates = np.full((52, 52, len(lines) + 1), -1, np.int64)
+    candidates = np.full((52, 52, len(lines) + 1), -1, np.int8)
     for x, y in combinations(range(52), 2):
         found = [i for i, line in enumerate(player_lines) if card_line([line], (x, y)) is not None]
         candidates[x, y, :len(found)] = candidates[y, x, :len(found)] = found
@@ -603,7 +603,9 @@ def street_kernel(spec: RulesSpec):
     if len(sides) > MAX_SIDE:
         raise KernelError(f"{spec.name}: at most {MAX_SIDE} side wagers in the bulk kernel")
     n_lines = max([len(spec.wagers[n].settle.card_lines.lines) for n in sides], default=0)
-    candidates = np.full((len(sides), 52, 52, n_lines + 1), -1, np.int64)
+    if n_lines > 120:  # events are int8 in the kernel
+        raise KernelError(f"{spec.name}: at most 120 card lines a side wager in the bulk kernel")
+    candidates = np.full((len(sides), 52, 52, n_lines + 1), -1, np.int8)  # small: it stays in cache
     masks = np.zeros((len(sides), max(n_lines, 1), 2), np.int64)
     side_lines, side_fold, side_paid = [], [], []
     for s, name in enumerate(sides):

@@ -541,16 +541,16 @@ def rule_decisions(deck, h0, h1, to_deck, binom, flop_category, four_category, t
 
 
 # ---------------------------------------------------------------- the bulk simulation
-@njit(cache=True)
-def _card_line_event(candidates, masks, n_lines, h0, h1, d0, d1):
-    """The first card line the player's cards (and the dealer's, for a line asking) match;
-    ``n_lines`` (the "other" event) when none does."""
+@njit(cache=True, inline="always")
+def _card_line_event(candidates, masks, s, n_lines, h0, h1, d0, d1):
+    """The first card line of side wager s the player's cards (and the dealer's, for a line
+    asking) match; ``n_lines`` (the "other" event) when none does."""
     dh, dl = max(d0 >> 2, d1 >> 2), min(d0 >> 2, d1 >> 2)
-    for k in range(candidates.shape[2]):
-        line = candidates[h0, h1, k]
+    for k in range(candidates.shape[3]):
+        line = candidates[s, h0, h1, k]
         if line < 0:
             break
-        if (masks[line, 0] >> dh) & 1 and (masks[line, 1] >> dl) & 1:
+        if (masks[s, line, 0] >> dh) & 1 and (masks[s, line, 1] >> dl) & 1:
             return line
     return n_lines
 
@@ -561,12 +561,10 @@ def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, str
     """Deal and play each deck by the spec strategy: player 0-1, dealer 2-3, flop 4-6, turn 7,
     river 8. ``ev[r, 0]``: 0 fold, else 1 + 4 x (2 x Turn + River wager made) + result
     (WIN_STRONG / WIN_WEAK / TIE / LOSE); ``ev[r, 1 + s]``: side wager s's card line."""
-    board = np.empty(5, np.int64)
     for r in range(decks.shape[0]):
         d = decks[r]
-        h0, h1, d0, d1 = np.int64(d[0]), np.int64(d[1]), np.int64(d[2]), np.int64(d[3])
-        for i in range(5):
-            board[i] = d[4 + i]
+        h0, h1, d0, d1 = d[0], d[1], d[2], d[3]
+        board = d[4:9]
         pv = eval7_nb(h0, h1, board[0], board[1], board[2], board[3], board[4])
         dealt[r] = pv >> 20
         folds = fold[max(h0 >> 2, h1 >> 2), min(h0 >> 2, h1 >> 2), 1 if (h0 & 3) == (h1 & 3) else 0]
@@ -574,7 +572,7 @@ def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, str
             if folds and not side_paid_on_fold[s]:
                 ev[r, 1 + s] = side_fold[s]
             else:
-                ev[r, 1 + s] = _card_line_event(candidates[s], masks[s], side_lines[s], h0, h1, d0, d1)
+                ev[r, 1 + s] = _card_line_event(candidates, masks, s, side_lines[s], h0, h1, d0, d1)
         if folds:
             ev[r, 0] = 0
             continue
