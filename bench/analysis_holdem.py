@@ -25,8 +25,8 @@ import numpy as np
 from numba import njit
 
 from certify import hands
-from certify.analysis import holdem_bonus as hb
-from certify.analysis import holdem_kernel as kernel
+from certify.rules import board_streets as hb
+from certify.rules import board_streets_kernel as kernel
 
 SPECS = ["texas_holdem_bonus", "texas_holdem_bonus_2x"]
 PAIRS_WITH_CLASSES = 169 * comb(50, 5)  # (player class, board) pairs in the exact computation

@@ -102,10 +102,8 @@ def main() -> None:
 
 
 def caribbean_stud():
-    """Caribbean Stud in the rules model (specs/ once written in it, else fixtures/rules/): the
-    columnar fast path is the rules model's."""
-    spec = load_spec("caribbean_stud")
-    return spec if spec.family == "rules" else load_spec(_HERE.parent / "fixtures" / "rules" / "caribbean_stud.yaml")
+    """Caribbean Stud (a rules-model spec of the one-decision shape: the columnar fast path's)."""
+    return load_spec("caribbean_stud")
 
 
 def columnar(args, json_baseline: float) -> None:

@@ -846,7 +846,7 @@ def spec_check(specs: tuple[str, ...]) -> None:
             game = load_spec(ref)
         except SpecError as exc:
             raise CertifyError(str(exc)) from exc
-        click.echo(f"ok  {game.name:<28} {game.family:<13} {game.title}  [{'; '.join(game.source.documents)}]")
+        click.echo(f"ok  {game.name:<28} {game.title}  [{'; '.join(game.source.documents)}]")
 
 
 @cli.command("run")

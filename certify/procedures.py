@@ -11,8 +11,8 @@ The runner plays each scenario through the game's engine exactly as a table woul
    lockout: the seat plays on, ``error`` holds the reason). Other games attempt them after the deal;
 3. the cards are dealt as written: the engine finds dead hands and misdeals;
 4. decisions are taken from each seat's ``actions`` in order (an action the rules refuse makes the
-   seat ``rejected``), mulligan redraws from ``redraw``, board cards from ``board`` (hold'em, and
-   the board steps of a rules-model game, in the order dealt);
+   seat ``rejected``), mulligan redraws from ``redraw``, board cards from ``board`` (the board
+   steps of a rules-model game, in the order dealt);
 5. the engine settles and the result is compared with ``expect``: table outcome, each seat's
    status, each wager's net (a wager not listed counts as 0), ``error`` (expected text must appear
    in the actual reason, case-insensitive), ``meter_after`` when given.
@@ -34,7 +34,7 @@ Schema (extra fields are refused)::
             actions: [bet]
             redraw: [five cards]     # mulligan, when the seat takes a mulligan
         dealer: {cards: [...], redraw: [...]}   # stud: the fifth card is the up card
-        board: [five cards]          # hold'em bonus; a rules-model game with board steps: its board cards
+        board: [five cards]          # a rules-model game with board steps: its board cards, in order
         expect:
           table: played              # played | misdeal
           meter_after: "..."         # optional
@@ -62,15 +62,6 @@ from certify.games.base import IllegalAction, RoundResult
 from certify.inputs import excerpt
 from certify.spec import SpecError, _node_line, load_spec, read_yaml_tree
 from certify.validate import check_amount
-
-FAMILY_WAGERS = {
-    "mulligan": ("ante", "raise", "bonus"),
-    "holdem_bonus": ("ante", "flop", "turn", "river", "bonus"),
-}
-FAMILY_ACTIONS = {
-    "mulligan": ("stand", "mulligan"),
-    "holdem_bonus": ("fold", "bet", "check"),
-}
 
 
 class FixtureError(InputError):
@@ -253,9 +244,7 @@ def _parse(path: Path, sid: str, field_name: str, tokens: list[str]) -> tuple[in
 
 def _wagers_and_actions(spec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The wager names and action names a fixture of this spec may use."""
-    if spec.family == "rules":  # a rules-model spec: its own wagers and options
-        return tuple(spec.wagers), tuple(o.name for d in spec.decisions for o in d.options)
-    return FAMILY_WAGERS[spec.family], FAMILY_ACTIONS[spec.family]
+    return tuple(spec.wagers), tuple(o.name for d in spec.decisions for o in d.options)
 
 
 def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
@@ -295,7 +284,7 @@ def _check_fixture(path: Path, fixture: Fixture, spec) -> None:
                 if w not in wagers:
                     raise FixtureError(f"{where}: expect.seats[{i}].net.{w}: not a {spec.name} wager "
                                        f"(expected {', '.join(wagers)})")
-        has_board = spec.family == "holdem_bonus" or (spec.family == "rules" and spec.deals("board"))
+        has_board = spec.deals("board")
         if not has_board and sc.board is not None:
             raise FixtureError(f"{where}: board: {spec.name} deals no board cards")
 
@@ -381,7 +370,7 @@ class _ScenarioPlayer:
             else:   # deal_board
                 if board is None:
                     raise FixtureError(f"{self.where}: board: the hand reached the {rnd.phase}: give the board")
-                n = rnd.cards_awaited if hasattr(rnd, "cards_awaited") else {"flop": 3, "turn": 1, "river": 1}[rnd.phase]
+                n = rnd.cards_awaited
                 cards, board = board[:n], board[n:]
                 rnd.deal_board(cards=tuple(cards))
         return rnd

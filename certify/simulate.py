@@ -76,29 +76,34 @@ def _flush_pays_4(d: dict) -> bool:
 
 
 # Engine faults that misread a rule inside the engine: the kernel's own parameters are altered.
-KERNEL_FAULTS: dict[str, tuple[str, Callable[[Kernel], None]]] = {}
+KERNEL_FAULTS: dict[str, Callable[[Kernel], None]] = {}
 
 
-def _kernel_fault(name: str, family: str):
+def _kernel_fault(name: str):
     def register(fn):
-        KERNEL_FAULTS[name] = (family, fn)
+        KERNEL_FAULTS[name] = fn
         return fn
     return register
 
 
-@_kernel_fault("ante-pays-on-pair", "holdem_bonus")
+@_kernel_fault("ante-pays-on-pair")
 def _ante_on_pair(kernel: Kernel) -> None:
     # the engine compares the winning hand with a pair, not a straight, before paying the Ante
+    # (the bulk kernel of a game with a wager on each street: certify.rules.board_streets)
+    if "strong" not in kernel.params:
+        raise SimulationError("fault 'ante-pays-on-pair' applies to games whose Ante pays only from a category up "
+                              "with a wager on each street (Texas Hold'em Bonus)")
     kernel.params["strong"] = 1
 
 
-@_kernel_fault("bonus-kept-after-mulligan", "mulligan")
+@_kernel_fault("bonus-kept-after-mulligan")
 def _bonus_kept(kernel: Kernel) -> None:
     # the engine forgets to take the Bonus down on a mulligan and settles it on the new hand
+    if not kernel.params.get("bonus_lost_on_mulligan"):
+        raise SimulationError("fault 'bonus-kept-after-mulligan' applies to games whose side wager is paid on "
+                              "the first hand and lost when the hand is replaced; this game has none")
     kernel.params["bonus_lost_on_mulligan"] = False
     kernel.params["bonus_on_final_hand"] = True
-
-
 
 
 class SimulationError(InputError, RuntimeError):
@@ -156,10 +161,7 @@ def engine_kernel(spec_path: str, fault: str | None) -> Kernel:
         raise SimulationError(f"unknown fault {fault!r}; known: {', '.join(all_faults())}")
     kernel = kernel_for(spec)
     if fault in KERNEL_FAULTS:
-        family, alter = KERNEL_FAULTS[fault]
-        if spec.family != family:
-            raise SimulationError(f"fault {fault!r} applies to {family} games, not {spec.family}")
-        alter(kernel)
+        KERNEL_FAULTS[fault](kernel)  # each fault refuses a game without the rule it alters
     return kernel
 
 

@@ -1,59 +1,40 @@
 """Game specs: YAML in, validated typed objects out.
 
 Every rule that differs between versions of a game is a field here, never a branch in code.
-``load_spec(name_or_path) -> GameSpec`` is the only way a spec is read: a bare name such as
+``load_spec(name_or_path) -> RulesSpec`` is the only way a spec is read: a bare name such as
 ``caribbean_stud`` is looked up as ``specs/<name>.yaml``; anything with a slash or a ``.yaml``
 suffix is a path. A bad spec raises ``SpecError`` whose message names the file, the field path
 (with its YAML line) and what was expected, one line per problem.
 
-The model (pydantic v2, unknown fields refused everywhere):
+The model is pydantic v2, unknown fields refused everywhere.
 
-A file with a top-level ``model: rules/1`` is read as the rules model instead
-(``certify.rules.model.RulesSpec``, docs/rules-model.md: one model for every house-banked poker
-game; its ``family`` property is "rules"). Otherwise:
+Every spec is a rules-model spec: the file carries a top-level ``model: rules/1`` and is read as
+``certify.rules.model.RulesSpec`` (docs/rules-model.md: one model for every house-banked poker
+game). A file without ``model`` is refused, naming the field. A dumped spec (``model_dump``, json or
+python mode) validates back to itself.
 
-``GameSpec`` = ``MulliganSpec | HoldemBonusSpec``, chosen by ``family``. Common fields:
-  name, title, version, family ("mulligan" | "holdem_bonus"),
-  source (documents, follows, notes: which seed documents, which rule where they disagree),
-  deck (size 52), seats, hand_size,
-  wagers: {wager name: {min, max}} for the wagers a player chooses the size of
-      (mulligan: ante, bonus; hold'em bonus: ante, bonus),
-  balance_covers_raise_at_deal (an Ante is refused unless the balance also covers the
-      Bet / Raise / Flop bet that can follow it), ties ("push"), strategy (name + parameters,
-      per family). A dumped spec (``model_dump``, json or python mode) validates back to itself.
+The building blocks below are the model's scalar and table types.
 
 Money (limits, fixed progressive amounts, meters) is ``Decimal``, written as a quoted string
 ("2.50") or an integer; a float is refused because it is not exact. Odds are ``Decimal`` "X to 1".
 
-Pay tables (``PayTable``) have one entry per hand category, keyed by ``HAND_KEYS``
-(high_card, pair, two_pair, trips, straight, flush, full_house, quads, straight_flush,
-royal_flush): ``HAND_KEYS[i]`` is ``certify.hands.Category(i)`` (``key_category`` /
-``category_key`` convert). An entry is odds (a number, paid X to 1) or ``lose``; none may be left
-out. ``PayTable.odds(category) -> Decimal | None`` (None: the wager loses).
+Category pay tables are keyed by ``HAND_KEYS`` (high_card, pair, two_pair, trips, straight, flush,
+full_house, quads, straight_flush, royal_flush): ``HAND_KEYS[i]`` is ``certify.hands.Category(i)``
+(``key_category`` / ``category_key`` convert). An entry (``PayEntry``) is odds (a number, paid X to
+1) or ``lose``.
 
 ``HandThreshold`` (category + minimum leading ranks) expresses "Ace-King or better" as data:
 ``{category: high_card, ranks: [A, K]}``. A hand meets it when its category is higher, or equal
 with its tie-break ranks (as ``certify.hands`` packs them: bigger groups first, then higher rank)
 at least ``ranks`` lexicographically. ``HandThreshold.value()`` is the smallest hand value that
 meets it and ``met_by(hand_value)`` is ``hand_value >= value()``.
-
-Family specifics:
-  mulligan: raise_ (YAML ``raise``: multiple_of_ante), pays (Ante and Raise table), dealer
-      (stands_on: HandThreshold, otherwise redraw ``redraw_cards``), player_redraw_cards,
-      bonus (pays, hand: original_hand; paid_when: always | player_beats_dealer |
-      player_beats_or_ties_dealer; lost_on_mulligan), wrong_card_count ("void_round": a wrong
-      number of cards to anyone voids the round and returns every wager).
-  holdem_bonus: flop / turn / river (multiple_of_ante, optional), win_pays (odds of winning
-      Flop/Turn/River bets), ante (pays_at_least: category, odds, otherwise "push"),
-      bonus (pays keyed by ``HOLE_KEYS``, hand: hole_cards, paid_on_fold), wrong_card_count
-      ("void_round", seed 001: "any malfunction in the game voids all bets and payouts").
 """
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -62,9 +43,7 @@ from pydantic import (
     ConfigDict,
     PlainSerializer,
     Field,
-    TypeAdapter,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
@@ -77,19 +56,6 @@ SPECS_DIR = Path(__file__).resolve().parent.parent / "specs"
 HAND_KEYS: tuple[str, ...] = (
     "high_card", "pair", "two_pair", "trips", "straight",
     "flush", "full_house", "quads", "straight_flush", "royal_flush",
-)
-
-# Classes of two hole cards for the Hold'em Bonus side bet, best first.
-HOLE_KEYS: tuple[str, ...] = (
-    "aces_vs_dealer_aces",   # player and dealer both hold a pair of aces
-    "aces",                  # a pair of aces
-    "ak_suited",
-    "aq_aj_suited",
-    "ak_offsuit",
-    "jacks_to_kings",        # JJ, QQ, KK
-    "aq_aj_offsuit",
-    "twos_to_tens",          # 22 .. TT
-    "other",
 )
 
 RANK_TOKENS = {"2": 0, "3": 1, "4": 2, "5": 3, "6": 4, "7": 5, "8": 6, "9": 7, "10": 8, "T": 8,
@@ -204,28 +170,6 @@ def _lose_text(value: Any) -> Any:
 PayEntry = Annotated[Decimal | None, BeforeValidator(_lose_or_odds), PlainSerializer(_lose_text)]
 
 
-class PayTable(Model):
-    """One entry per hand category: odds paid X to 1, or ``lose``."""
-
-    high_card: PayEntry
-    pair: PayEntry
-    two_pair: PayEntry
-    trips: PayEntry
-    straight: PayEntry
-    flush: PayEntry
-    full_house: PayEntry
-    quads: PayEntry
-    straight_flush: PayEntry
-    royal_flush: PayEntry
-
-    def odds(self, category: int) -> Decimal | None:
-        return getattr(self, HAND_KEYS[int(category)])
-
-    def as_list(self) -> list[Decimal | None]:
-        """Odds indexed by category int (None = loses)."""
-        return [getattr(self, key) for key in HAND_KEYS]
-
-
 class HandThreshold(Model):
     """A minimum hand: category, then leading ranks (grouped, as poker compares hands)."""
 
@@ -259,59 +203,6 @@ class Source(Model):
 class Deck(Model):
     size: Literal[52] = 52
     jokers: Literal[0] = 0
-
-
-class WagerLimit(Model):
-    min: Money
-    max: Money
-
-    @model_validator(mode="after")
-    def _ordered(self) -> "WagerLimit":
-        if self.min <= 0:
-            raise ValueError(f"expected min > 0, got {self.min}")
-        if self.max < self.min:
-            raise ValueError(f"expected max >= min, got min {self.min} and max {self.max}")
-        return self
-
-
-class RaiseRule(Model):
-    multiple_of_ante: Multiple
-
-
-# ---------------------------------------------------------------- common base
-
-class SpecBase(Model):
-    name: str = Field(pattern=r"^[a-z0-9_]+$")
-    title: str
-    version: str
-    source: Source
-    deck: Deck = Deck()
-    seats: int = Field(ge=1, le=9)
-    hand_size: Literal[5] = 5
-    wagers: dict[str, WagerLimit]
-    balance_covers_raise_at_deal: bool
-    ties: Literal["push"] = "push"
-
-    @field_validator("version", mode="before")
-    @classmethod
-    def _version_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, (int, float)) else value
-
-    @model_validator(mode="after")
-    def _wager_names(self) -> "SpecBase":
-        allowed = self._allowed_wagers()
-        unknown = sorted(set(self.wagers) - set(allowed))
-        if unknown:
-            raise ValueError(f"wagers: unknown wager {excerpt(unknown[0])}, expected one of {', '.join(allowed)}")
-        if "ante" not in self.wagers:
-            raise ValueError("wagers: missing 'ante' limits (min and max)")
-        return self
-
-    def _allowed_wagers(self) -> tuple[str, ...]:
-        raise NotImplementedError
-
-    def limit(self, wager: str) -> WagerLimit:
-        return self.wagers[wager]
 
 
 # ---------------------------------------------------------------- progressive pay lines (the rules model's)
@@ -354,121 +245,6 @@ class ProgressivePayTable(Model):
 
     def entry(self, category: int) -> ProgressiveEntry | None:
         return getattr(self, HAND_KEYS[int(category)])
-
-
-# ---------------------------------------------------------------- Five Card Mulligan
-
-class MulliganDealer(Model):
-    stands_on: HandThreshold
-    redraw_cards: Literal[5] = 5
-
-
-class MulliganBonus(Model):
-    pays: PayTable
-    hand: Literal["original_hand"] = "original_hand"
-    paid_when: Literal["always", "player_beats_dealer", "player_beats_or_ties_dealer"]
-    lost_on_mulligan: bool
-
-
-class MulliganStrategy(Model):
-    """``threshold``: stand with ``stand_at_least`` or better, else take the mulligan."""
-
-    name: Literal["threshold"]
-    stand_at_least: HandThreshold
-
-
-class MulliganSpec(SpecBase):
-    family: Literal["mulligan"]
-    raise_: RaiseRule = Field(alias="raise")
-    pays: PayTable
-    dealer: MulliganDealer
-    player_redraw_cards: Literal[5] = 5
-    wrong_card_count: Literal["void_round"] = "void_round"
-    bonus: MulliganBonus
-    strategy: MulliganStrategy
-
-    def _allowed_wagers(self) -> tuple[str, ...]:
-        return ("ante", "bonus")
-
-
-# ---------------------------------------------------------------- Texas Hold'em Bonus
-
-class StreetBet(Model):
-    multiple_of_ante: Multiple
-    optional: bool
-
-
-class HoldemAnteRule(Model):
-    pays_at_least: HandKey
-    odds: Odds
-    otherwise: Literal["push"] = "push"
-
-
-class HoleCardPayTable(Model):
-    aces_vs_dealer_aces: PayEntry
-    aces: PayEntry
-    ak_suited: PayEntry
-    aq_aj_suited: PayEntry
-    ak_offsuit: PayEntry
-    jacks_to_kings: PayEntry
-    aq_aj_offsuit: PayEntry
-    twos_to_tens: PayEntry
-    other: PayEntry
-
-    def odds(self, key: str) -> Decimal | None:
-        return getattr(self, key)
-
-
-class HoldemBonusSide(Model):
-    pays: HoleCardPayTable
-    hand: Literal["hole_cards"] = "hole_cards"
-    paid_on_fold: bool
-
-
-class HoldemStrategy(Model):
-    """``simple``: fold the listed starting hands (e.g. "72o", "K2s"), otherwise make the Flop
-    bet; make the Turn / River bet when the best hand so far reaches the category and uses
-    at least one hole card."""
-
-    name: Literal["simple"]
-    preflop_fold: list[str]
-    turn_bet_at_least: HandKey
-    river_bet_at_least: HandKey
-
-    @field_validator("preflop_fold")
-    @classmethod
-    def _hand_classes(cls, values: list[str]) -> list[str]:
-        out = []
-        for text in values:
-            token = str(text).strip().upper()
-            ranks, suited = token[:-1], token[-1:]
-            if len(ranks) != 2 or ranks[0] not in "23456789TJQKA" or ranks[1] not in "23456789TJQKA" \
-                    or suited not in ("S", "O") or ranks[0] == ranks[1]:
-                raise ValueError(f"expected a starting hand class such as '72o' or 'K2s', got {excerpt(text)}")
-            order = "23456789TJQKA"  # written high rank first, as players write them ("32o", not "23o")
-            high, low = sorted(ranks, key=order.index, reverse=True)
-            out.append(high + low + suited.lower())
-        return out
-
-
-class HoldemBonusSpec(SpecBase):
-    family: Literal["holdem_bonus"]
-    flop: StreetBet
-    turn: StreetBet
-    river: StreetBet
-    win_pays: Odds
-    wrong_card_count: Literal["void_round"] = "void_round"
-    ante: HoldemAnteRule
-    bonus: HoldemBonusSide
-    strategy: HoldemStrategy
-
-    def _allowed_wagers(self) -> tuple[str, ...]:
-        return ("ante", "bonus")
-
-
-GameSpec = Annotated[Union[MulliganSpec, HoldemBonusSpec], Field(discriminator="family")]
-_ADAPTER: TypeAdapter = TypeAdapter(GameSpec)
-_FAMILY_TAGS = {"mulligan", "holdem_bonus"}
 
 
 # ---------------------------------------------------------------- loading
@@ -547,11 +323,6 @@ def _describe(error: dict) -> str:
         return "required field is missing"
     if kind == "literal_error":
         return f"expected {error['ctx']['expected']}, got {excerpt(error['input'])}"
-    if kind == "union_tag_invalid":
-        got = error["input"].get("family") if isinstance(error.get("input"), dict) else error.get("input")
-        return f"expected family one of 'mulligan', 'holdem_bonus' (or model: rules/1), got {excerpt(got)}"
-    if kind == "union_tag_not_found":
-        return "required field 'family' is missing (expected 'mulligan' or 'holdem_bonus'; or model: rules/1)"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if kind in ("int_type", "int_parsing", "bool_type", "bool_parsing", "string_type", "dict_type",
@@ -569,10 +340,6 @@ def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | 
         loc = tuple(error["loc"])
         loc = tuple(part for i, part in enumerate(loc)
                     if not (part in tags and i > 0 and isinstance(loc[i - 1], int)))
-        if error["type"] in ("union_tag_invalid", "union_tag_not_found"):
-            loc = ("family",)
-        if loc and loc[0] in _FAMILY_TAGS:
-            loc = loc[1:]
         loc = prefix + tuple(part for part in loc if part != "[key]")  # a bad mapping key: its own name
         field = ".".join(excerpt(str(part), quoted=False) for part in loc) or "(top level)"
         line = _node_line(root, loc) if root is not None else None
@@ -581,17 +348,15 @@ def format_validation_error(path: Path, exc: ValidationError, root: yaml.Node | 
     return "\n".join(lines)
 
 
-def parse_spec(data: Any, path: Path, root: yaml.Node | None = None) -> "GameSpec":
+def parse_spec(data: Any, path: Path, root: yaml.Node | None = None) -> "RulesSpec":
     if data is None:
-        raise SpecError(f"{path}: the file is empty; expected a mapping of spec fields (name, title, family, ...)")
+        raise SpecError(f"{path}: the file is empty; expected a mapping of spec fields (model, name, title, ...)")
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of spec fields at the top level, got {type(data).__name__}")
-    if "model" in data:  # the rules model (certify.rules.model), not a family spec
-        return _parse_rules(data, path, root)
-    try:
-        return _ADAPTER.validate_python(data)
-    except ValidationError as exc:
-        raise SpecError(format_validation_error(path, exc, root)) from None
+    if "model" not in data:
+        raise SpecError(format_problems(path, root, [(("model",), "required field is missing (expected "
+                                                                  "'rules/1': every game is a rules-model spec)")]))
+    return _parse_rules(data, path, root)
 
 
 def _parse_rules(data: dict, path: Path, root: yaml.Node | None) -> Any:
@@ -620,9 +385,9 @@ def format_problems(path: Path, root: yaml.Node | None, problems: list[tuple[tup
     return "\n".join(lines)
 
 
-def load_spec(name_or_path: str | Path) -> "MulliganSpec | HoldemBonusSpec | RulesSpec":
+def load_spec(name_or_path: str | Path) -> "RulesSpec":
     """Read and validate a spec: a name in specs/ (``caribbean_stud``) or a path to a YAML file.
-    A file with ``model: rules/1`` is a ``certify.rules.model.RulesSpec``; else a family spec."""
+    The file must be a rules-model spec (``model: rules/1``): a ``certify.rules.model.RulesSpec``."""
     path = resolve_spec_path(name_or_path)
     if not path.exists() and path.parent == SPECS_DIR:
         raise SpecError(_unknown_spec_name(path.stem))

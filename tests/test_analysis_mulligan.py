@@ -65,15 +65,25 @@ INVENTOR_EDGE, INVENTOR_RAISE, INVENTOR_SD = 0.03152, 0.4524, 1.610  # his eleme
 
 
 def by_spec_threshold(spec):
-    return spec.strategy.stand_at_least.value()
+    return mulligan.mulligan_rules(spec).spec_stand_value
 
 
 def spec_copy(tmp_path, name, change):
-    data = yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())
+    data = json.loads(json.dumps(yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())))  # no shared anchors
     change(data)
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return load_spec(path)
+
+
+def bonus_pays(d: dict) -> dict:
+    return d["wagers"]["bonus"]["settle"]["pay_table"]["pays"]
+
+
+def main_pays(d: dict, **pays) -> None:
+    """The Ante-and-Raise table, both wagers (the spec writes it once, with a YAML anchor)."""
+    for wager in ("ante", "raise"):
+        d["wagers"][wager]["settle"]["versus_dealer"]["win_pays"].update(pays)
 
 
 @pytest.fixture(scope="module")
@@ -140,13 +150,13 @@ def test_bonus_always_is_exact_and_counts_five_card_categories(spec, rules):
         assert by_event[name] == counts[name]  # every paying hand stands under the spec
     # the inventor's Bonus pays on these counts give exactly this return
     expected = sum(Fraction(int(o)) * counts[hands.CATEGORY_NAMES[c]] for c, o in
-                   enumerate(spec.bonus.pays.as_list()) if o is not None)
-    paid = sum(counts[hands.CATEGORY_NAMES[c]] for c, o in enumerate(spec.bonus.pays.as_list()) if o is not None)
+                   enumerate(rules.bonus_odds) if o is not None)
+    paid = sum(counts[hands.CATEGORY_NAMES[c]] for c, o in enumerate(rules.bonus_odds) if o is not None)
     assert sheet.expected_return == Fraction(expected - (comb(52, 5) - paid), comb(52, 5))
 
 
 def test_bonus_pay_change_moves_the_edge_by_the_combinatorial_amount(tmp_path, rules):
-    changed = spec_copy(tmp_path, "five_card_mulligan", lambda d: d["bonus"]["pays"].update(full_house=101))
+    changed = spec_copy(tmp_path, "five_card_mulligan", lambda d: bonus_pays(d).update(full_house=101))
     before = mulligan.bonus_sheet(rules, rules.spec_stand_value, "spec")
     after = mulligan.bonus_sheet(mulligan.mulligan_rules(changed), rules.spec_stand_value, "spec")
     assert before.house_edge - after.house_edge == Fraction(3744, comb(52, 5))
@@ -201,7 +211,7 @@ def _forced(tmp_path, stand: bool):
     name = "stand" if stand else "mull"
     (tmp_path / name).mkdir(exist_ok=True)
     return spec_copy(tmp_path / name, "five_card_mulligan",
-                     lambda d: d["strategy"].update(stand_at_least=threshold))
+                     lambda d: d["strategy"]["decisions"]["stand_or_mulligan"][0].update(at_least=threshold))
 
 
 @pytest.mark.parametrize("cards", ["As Kd 9h 5c 4s", "7s 7d 9h 5c 2s"])
@@ -274,7 +284,7 @@ def test_pay_change_moves_the_edge_by_pay_delta_times_probability(tmp_path, rule
     bet 1) + 2 x P(win with a full house, bet 2), and nothing else changes."""
     cls, _, est = sample
     changed = mulligan.mulligan_rules(spec_copy(tmp_path, "five_card_mulligan",
-                                                lambda d: d["pays"].update(full_house=4)))
+                                                lambda d: main_pays(d, full_house=4)))
     stand = cls.values >= rules.spec_stand_value
     before = mulligan.main_sheet(rules, cls, est, stand, "main game", "", [], [])
     after = mulligan.main_sheet(changed, cls, mulligan.estimates(changed, cls, sample[1]), stand,
@@ -420,7 +430,7 @@ def test_a_pay_change_moves_the_exact_edge_by_the_counted_amount(tmp_path, rules
     """Full house paying 4 instead of 3: the edge falls by exactly P(win with a full house, bet 1)
     + 2 x P(win with a full house, bet 2), with the counts unchanged."""
     changed = mulligan.mulligan_rules(spec_copy(tmp_path, "five_card_mulligan",
-                                                lambda d: d["pays"].update(full_house=4)))
+                                                lambda d: main_pays(d, full_house=4)))
     before = mulligan.exact_main_sheet(rules, rules.spec_stand_value, "main game", "", [], [])
     after = mulligan.exact_main_sheet(changed, rules.spec_stand_value, "main game", "", [], [])
     p = {r.event: r.probability for r in before.rows}

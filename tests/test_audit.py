@@ -238,9 +238,9 @@ def test_an_action_the_game_does_not_have_is_illegal(tmp_path):
 
 def test_holdem_check_before_the_flop_is_illegal(tmp_path):
     recs = records(HB)
-    next(a for a in recs[0]["actions"] if a["type"] == "decision")["action"] = "check"
+    next(a for a in recs[0]["actions"] if a["type"] == "decision")["action"] = "check_turn"
     code, data = audit_json(tmp_path, recs, spec="texas_holdem_bonus")
-    assert code == 1 and "not an action on the preflop" in data["findings"]["rules"]["first"][0]["what"]
+    assert code == 1 and "'check_turn' is not an option here" in data["findings"]["rules"]["first"][0]["what"]
 
 
 def test_bonus_kept_after_a_mulligan(tmp_path):

@@ -28,10 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def stud():
-    """Caribbean Stud in the rules model (specs/ once it is written in the model, else fixtures/rules/):
-    the columnar fast path settles any rules-model game of the one-decision shape."""
-    spec = load_spec("caribbean_stud")
-    return spec if spec.family == "rules" else load_spec(ROOT / "fixtures" / "rules" / "caribbean_stud.yaml")
+    """Caribbean Stud: the columnar fast path settles any game of the one-decision shape."""
+    return load_spec("caribbean_stud")
 
 
 def fair(rounds: int = 1500, seed: int = 4) -> list[dict]:

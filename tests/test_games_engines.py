@@ -7,7 +7,6 @@ from decimal import Decimal
 import pytest
 
 from certify.cards import parse_cards
-from certify.games import holdem_bonus, mulligan
 from certify.games.base import Event, IllegalAction, make_event
 from certify.rules import engine as rules_engine
 from certify.spec import load_spec
@@ -76,12 +75,13 @@ def test_stud_rounds_replay_identically(name):
 @pytest.mark.parametrize("name", ["five_card_mulligan", "five_card_mulligan_online"])
 def test_mulligan_rounds_replay_identically(name):
     spec, rng = load_spec(name), random.Random(7)
-    strategy = mulligan.strategy_from_spec(spec)
+    strategy = rules_engine.strategy_from_spec(spec)
     kinds = set()
     for _ in range(300):
-        rnd = mulligan.play_round(spec, _deck(rng), strategy, rng.choice(["1.00", "5.00", "25.00"]),
-                                  rng.choice([None, "1.00", "5.00"]))
-        again = mulligan.replay_mulligan(spec, rnd.events)
+        bonus = rng.choice([None, "1.00", "5.00"])
+        rnd = rules_engine.play_deck(spec, _deck(rng), [rng.choice(["1.00", "5.00", "25.00"])], strategy,
+                                     sides={"bonus": bonus} if bonus else None)
+        again = rules_engine.replay_rules(spec, rnd.events)
         assert again.events == rnd.events and again.result() == rnd.result()
         kinds.update(e.kind for e in rnd.events)
     assert {"redraw", "dealer_redraw"} <= kinds     # both sides took mulligans in the sample
@@ -90,15 +90,16 @@ def test_mulligan_rounds_replay_identically(name):
 @pytest.mark.parametrize("name", ["texas_holdem_bonus", "texas_holdem_bonus_2x"])
 def test_holdem_rounds_replay_identically(name):
     spec, rng = load_spec(name), random.Random(11)
-    strategy = holdem_bonus.strategy_from_spec(spec)
+    strategy = rules_engine.strategy_from_spec(spec)
     paths = set()
     for _ in range(300):
-        rnd = holdem_bonus.play_round(spec, _deck(rng), strategy, "5.00", rng.choice([None, "1.00"]),
-                                      balance=rng.choice([None, "12.00", "100.00"]))
-        again = holdem_bonus.replay_holdem(spec, rnd.events)
+        bonus = rng.choice([None, "1.00"])
+        rnd = rules_engine.play_round(spec, _deck(rng), ["5.00"], balances=[rng.choice([None, "12.00", "100.00"])],
+                                      strategy=strategy, sides=[{"bonus": bonus} if bonus else {}])
+        again = rules_engine.replay_rules(spec, rnd.events)
         assert again.events == rnd.events and again.result() == rnd.result()
         paths.add(tuple(e.get("action") for e in rnd.events if e.kind == "act"))
-    assert ("fold",) in paths and ("bet", "bet", "bet") in paths and ("bet", "check", "check") in paths
+    assert {("fold",), ("bet_flop", "bet_turn", "bet_river"), ("bet_flop", "check_turn", "check_river")} <= paths
 
 
 def test_tampered_log_replays_to_a_different_round():
@@ -154,20 +155,25 @@ def test_strategy_object_changes_stud_decisions():
 def test_strategy_object_changes_mulligan_and_holdem_decisions():
     spec, rng = load_spec("five_card_mulligan"), random.Random(5)
     deck = _deck(rng)
-    forced = mulligan.play_round(spec, deck, AlwaysMulligan(), "1.00")
+    forced = rules_engine.play_deck(spec, deck, ["1.00"], AlwaysMulligan())
     assert [e.get("action") for e in forced.events if e.kind == "act"] == ["mulligan"]
     assert "raise" in forced.result().seats[0].net
     hspec = load_spec("texas_holdem_bonus")
-    folded = holdem_bonus.play_round(hspec, deck, AlwaysFold(), "1.00")
+    folded = rules_engine.play_round(hspec, deck, ["1.00"], strategy=AlwaysFold())
     assert folded.result().seats[0].status == "folded"
-    betting = holdem_bonus.play_round(hspec, deck, AlwaysBet(), "1.00")
-    assert [e.get("action") for e in betting.events if e.kind == "act"] == ["bet", "bet", "bet"]
+
+    class AlwaysAdd:
+        def decide(self, view):
+            return next(o for o in view.legal if hspec.option(o).add)
+    betting = rules_engine.play_round(hspec, deck, ["1.00"], strategy=AlwaysAdd())
+    assert [e.get("action") for e in betting.events if e.kind == "act"] == ["bet_flop", "bet_turn", "bet_river"]
 
 
 def test_mulligan_threshold_is_the_inventors():
     spec = load_spec("five_card_mulligan")
-    strategy = mulligan.strategy_from_spec(spec)
-    view = lambda text: mulligan.MulliganView(0, tuple(parse_cards(text)), D(1), ("stand", "mulligan"))
+    strategy = rules_engine.strategy_from_spec(spec)
+    view = lambda text: rules_engine.RulesView(0, tuple(parse_cards(text)), D(1), ("stand", "mulligan"),
+                                               decision="stand_or_mulligan")
     assert strategy.decide(view("AS KD 9C 5H 4D")) == "stand"
     assert strategy.decide(view("AS KD 9C 5H 3D")) == "mulligan"
     assert strategy.decide(view("2S 2D 9C 5H 3D")) == "stand"
@@ -214,12 +220,12 @@ def test_stud_refuses_illegal_wagers_and_actions():
 
 def test_mulligan_refuses_illegal_steps():
     spec = load_spec("five_card_mulligan")
-    rnd = mulligan.MulliganRound(spec)
-    _rejects(lambda: rnd.place_wager(seat=0, wager="bonus", amount="1.00"), "without an Ante")
+    rnd = rules_engine.RulesRound(spec)
+    _rejects(lambda: rnd.place_wager(seat=0, wager="bonus", amount="1.00"), "needs the ante first")
     rnd.place_wager(seat=0, wager="ante", amount="5.00")
-    _rejects(lambda: rnd.place_wager(seat=0, wager="raise", amount="5.00"), "Raise comes with a mulligan")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="raise", amount="5.00"), "made by a decision")
     rnd.deal(hands=[parse_cards("2C 5D 8H JS KC")], dealer=parse_cards("KS QS 9H 6D 3C"))
-    _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("AH AD 9C 4S 3H")), "has not taken a mulligan")
+    _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("AH AD 9C 4S 3H")), "has not replaced its hand")
     _rejects(lambda: rnd.dealer_redraw(cards=parse_cards("AH AD 9C 4S 3H")), "not allowed now")
     rnd.act(seat=0, action="mulligan")
     _rejects(lambda: rnd.redraw(seat=0, cards=parse_cards("2C AD 9C 4S 3H")), "rest of the deck")
@@ -231,20 +237,20 @@ def test_mulligan_refuses_illegal_steps():
 
 def test_holdem_refuses_illegal_steps():
     spec = load_spec("texas_holdem_bonus")
-    rnd = holdem_bonus.HoldemRound(spec, balances=["12.00"])
+    rnd = rules_engine.RulesRound(spec, balances=["12.00"])
     rnd.place_wager(seat=0, wager="ante", amount="5.00")
-    _rejects(lambda: rnd.place_wager(seat=0, wager="flop", amount="5.00"), "are actions")
+    _rejects(lambda: rnd.place_wager(seat=0, wager="flop", amount="5.00"), "made by a decision")
     _rejects(lambda: rnd.deal_board(cards=parse_cards("2C 3C 4C")), "not allowed now")
     rnd.deal(hands=[parse_cards("AC AD")], dealer=parse_cards("7H 2S"))
-    _rejects(lambda: rnd.act(seat=0, action="check"), "not an action on the preflop")
-    rnd.act(seat=0, action="bet")
-    _rejects(lambda: rnd.act(seat=0, action="bet"), "no decision to make now")
+    _rejects(lambda: rnd.act(seat=0, action="check_turn"), "not an option here")
+    rnd.act(seat=0, action="bet_flop")
+    _rejects(lambda: rnd.act(seat=0, action="bet_flop"), "no decision to make now")
     rnd.deal_board(cards=parse_cards("AH 9S 4D"))
-    assert rnd.legal_actions(0) == ("check",)             # 12.00 cannot cover a third 5.00
-    _rejects(lambda: rnd.act(seat=0, action="bet"), "cannot cover the Turn bet")
-    rnd.act(seat=0, action="check")
+    assert rnd.legal_actions(0) == ("check_turn",)        # 12.00 cannot cover a third 5.00
+    _rejects(lambda: rnd.act(seat=0, action="bet_turn"), "cannot cover the turn")
+    rnd.act(seat=0, action="check_turn")
     rnd.deal_board(cards=parse_cards("5C"))
-    rnd.act(seat=0, action="check")
+    rnd.act(seat=0, action="check_river")
     rnd.deal_board(cards=parse_cards("KH"))
     assert rnd.result().seats[0].net == {"ante": D("0"), "flop": D("5.00")}
 
@@ -270,36 +276,22 @@ def test_settle_agrees_with_engine_round_for_round():
         rnd = play_stud(spec, deck, rules_engine.strategy_from_spec(spec), ["2.00"])
         decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
         assert rnd.result().seats[0].net == rules_engine.settle(spec, deck[:5], deck[5:10], decision, {"ante": D("2.00")})
-    mspec = load_spec("five_card_mulligan_online")
-    for _ in range(100):
-        deck = _deck(rng)
-        rnd = mulligan.play_round(mspec, deck, mulligan.strategy_from_spec(mspec), "1.00", "1.00")
-        decision = [e.get("action") for e in rnd.events if e.kind == "act"][0]
-        player_redraw = deck[10:15] if decision == "mulligan" else None
-        dealer_redraw = deck[15:20] if decision == "mulligan" else deck[10:15]
-        want = mulligan.settle(mspec, deck[:5], decision, player_redraw, deck[5:10], dealer_redraw, D(1), D(1))
-        assert rnd.result().seats[0].net == want
-    hspec = load_spec("texas_holdem_bonus_2x")
-    for _ in range(100):
-        deck = _deck(rng)
-        rnd = holdem_bonus.play_round(hspec, deck, holdem_bonus.strategy_from_spec(hspec), "1.00", "1.00")
-        decisions = tuple(e.get("action") for e in rnd.events if e.kind == "act")
-        decisions += ("check",) * (3 - len(decisions))
-        want = holdem_bonus.settle(hspec, deck[0:2], deck[2:4], deck[4:9], decisions, D(1), D(1))
-        assert rnd.result().seats[0].net == want
 
 
 def test_hole_classes():
     c = parse_cards
-    assert holdem_bonus.hole_class(c("AC AD"), c("AH AS")) == "aces_vs_dealer_aces"
-    assert holdem_bonus.hole_class(c("AC AD"), c("AH KS")) == "aces"
-    assert holdem_bonus.hole_class(c("KS AS"), c("2H 3S")) == "ak_suited"
-    assert holdem_bonus.hole_class(c("AH JH"), c("2H 3S")) == "aq_aj_suited"
-    assert holdem_bonus.hole_class(c("AH KD"), c("2H 3S")) == "ak_offsuit"
-    assert holdem_bonus.hole_class(c("JH JD"), c("2H 3S")) == "jacks_to_kings"
-    assert holdem_bonus.hole_class(c("QC AD"), c("2H 3S")) == "aq_aj_offsuit"
-    assert holdem_bonus.hole_class(c("TC TD"), c("2H 3S")) == "twos_to_tens"
-    assert holdem_bonus.hole_class(c("AC TC"), c("2H 3S")) == "other"
+    lines = load_spec("texas_holdem_bonus").wagers["bonus"].settle.card_lines.lines
+    label = lambda hole, dealer: (lambda i: "other" if i is None else lines[i].label)(  # noqa: E731
+        rules_engine.card_line(lines, c(hole), c(dealer)))
+    assert label("AC AD", "AH AS") == "A-A with dealer A-A"
+    assert label("AC AD", "AH KS") == "A-A"
+    assert label("KS AS", "2H 3S") == "A-K suited"
+    assert label("AH JH", "2H 3S") == "A-Q or A-J suited"
+    assert label("AH KD", "2H 3S") == "A-K offsuit"
+    assert label("JH JD", "2H 3S") == "J-J, Q-Q or K-K"
+    assert label("QC AD", "2H 3S") == "A-Q or A-J offsuit"
+    assert label("TC TD", "2H 3S") == "2-2 to 10-10"
+    assert label("AC TC", "2H 3S") == "other"
 
 
 def test_progressive_award_split_and_rounding():

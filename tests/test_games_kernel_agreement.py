@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from certify.games import engine
+from certify.rules.analysis import replaces_hands
 from certify.spec import SPECS_DIR, load_spec, parse_spec, read_yaml
 
 kernels = pytest.importorskip("certify.games.kernels")
@@ -32,7 +33,15 @@ def _decks(seed: int) -> np.ndarray:
 def _engine_nets(spec, deck) -> dict[str, Fraction]:
     games = engine(spec)
     strategy = games.strategy_from_spec(spec)
-    if spec.family == "rules":  # the stud games: one seat, the progressive when the game has one
+    if replaces_hands(spec):  # a mulligan: one seat, the side wager too
+        rnd = games.play_deck(spec, deck, ["1.00"], strategy, sides={"bonus": "1.00"})
+        net = rnd.result().seats[0].net
+        out = {"main": net["ante"] + net.get("raise", Decimal(0)), "bonus": net["bonus"]}
+    elif spec.deals("board"):  # Hold'em Bonus: the Bonus placed, board steps dealt
+        rnd = games.play_round(spec, deck, ["1.00"], strategy=strategy, sides=[{"bonus": "1.00"}])
+        net = rnd.result().seats[0].net
+        out = {"main": sum((v for k, v in net.items() if k != "bonus"), Decimal(0)), "bonus": net["bonus"]}
+    else:  # the stud games: one seat, the progressive when the game has one
         prog = "progressive" in spec.wagers
         rnd = games.RulesRound(spec, balances=[None])
         rnd.place_wager(seat=0, wager="ante", amount="1.00")
@@ -47,11 +56,6 @@ def _engine_nets(spec, deck) -> dict[str, Fraction]:
         out = {"main": net["ante"] + net.get("bet", Decimal(0))}
         if prog:
             out["progressive"] = net["progressive"]
-    else:
-        rnd = games.play_round(spec, deck, strategy, "1.00", "1.00")
-        net = rnd.result().seats[0].net
-        main = {"mulligan": ("ante", "raise"), "holdem_bonus": ("ante", "flop", "turn", "river")}[spec.family]
-        out = {"main": sum((net.get(w, Decimal(0)) for w in main), Decimal(0)), "bonus": net["bonus"]}
     return {k: Fraction(str(v)) for k, v in out.items()}
 
 

@@ -8,9 +8,10 @@ from fractions import Fraction
 
 import pytest
 
-from certify.games import holdem_bonus, kernels, mulligan
+from certify.games import kernels
 from certify.hands import rank_hand
 from certify.rules import engine as rules_engine
+from certify.rules.analysis import replaces_hands
 from certify.spec import load_spec
 from rng import shuffle, streams
 
@@ -32,30 +33,50 @@ def _stud(spec, deck, strategy):
 
 
 def _mulligan(spec, deck, strategy):
+    """A whole-hand replacement (rules model): the engine's rules, each read in its one place
+    (``main_net``, ``pay_table_stands``, ``_side_net``), on the kernel's deck positions."""
     original = tuple(deck[0:5])
-    decision = strategy.decide(mulligan.MulliganView(0, original, ONE, ("stand", "mulligan")))
-    redraw_at = 15 if decision == "mulligan" else 10
-    net = mulligan.settle(spec, original, decision, tuple(deck[10:15]), tuple(deck[5:10]),
-                          tuple(deck[redraw_at:redraw_at + 5]), bonus=ONE)
-    return {"main": net["ante"] + net.get("raise", Decimal(0)), "bonus": net["bonus"]}
+    decision = strategy.decide(rules_engine.RulesView(0, original, ONE, ("stand", "mulligan"),
+                                                      decision="stand_or_mulligan"))
+    replaced = spec.option(decision).replace
+    final = tuple(deck[10:15]) if replaced else original
+    redraw_at = 15 if replaced else 10
+    dealer = tuple(deck[5:10])
+    if rank_hand(dealer) < spec.threshold_value(spec.dealer_redraw.stands_on):
+        dealer = tuple(deck[redraw_at:redraw_at + 5])
+    value, dealer_value = rank_hand(final), rank_hand(dealer)
+    stakes = {spec.unit: ONE, **{w: ONE * m for w, m in spec.option(decision).add.items()}}
+    main = sum((rules_engine.main_net(spec, spec.wagers[w], a, value, dealer_value) for w, a in stakes.items()),
+               Decimal(0))
+    bonus = spec.wagers["bonus"]
+    paid = rules_engine.pay_table_stands(spec, bonus.settle.pay_table, [decision], value, dealer_value)
+    return {"main": main, "bonus": rules_engine._side_net(spec, bonus, ONE, rank_hand(original), False) if paid
+            else -ONE}
 
 
 def _holdem(spec, deck, strategy):
+    """Hold'em Bonus (rules model): the spec strategy's options (``RuleStrategy.option``), each
+    standing wager by the engine's ``main_net``, the Bonus by ``card_lines_net``."""
     hole, dealer, board = tuple(deck[0:2]), tuple(deck[2:4]), tuple(deck[4:9])
-    legal = ("check", "bet")
-    pre = strategy.decide(holdem_bonus.HoldemView(0, "preflop", hole, (), ONE, ("fold", "bet")))
-    if pre == "fold":
-        decisions = ("fold",)
-    else:
-        turn = strategy.decide(holdem_bonus.HoldemView(0, "flop", hole, board[:3], ONE, legal))
-        river = strategy.decide(holdem_bonus.HoldemView(0, "turn", hole, board[:4], ONE, legal))
-        decisions = ("bet", turn, river)
-    net = holdem_bonus.settle(spec, hole, dealer, board, decisions, bonus=ONE)
-    main = sum((net.get(w, Decimal(0)) for w in ("ante", "flop", "turn", "river")), Decimal(0))
-    return {"main": main, "bonus": net["bonus"]}
+    taken = [strategy.option("preflop", hole)]
+    if not spec.option(taken[0]).fold:
+        taken += [strategy.option("turn", hole, board[:3]), strategy.option("river", hole, board[:4])]
+    folded = spec.option(taken[0]).fold
+    amounts = {"ante": ONE}
+    for name in taken:
+        amounts.update({w: ONE * m for w, m in spec.option(name).add.items()})
+    pv, dv = rank_hand(list(hole + board)), rank_hand(list(dealer + board))
+    main = -ONE if folded else sum((rules_engine.main_net(spec, spec.wagers[w], a, pv, dv) for w, a in amounts.items()),
+                                   Decimal(0))
+    bonus = rules_engine.card_lines_net(spec.wagers["bonus"].settle.card_lines, ONE, hole, dealer, folded)
+    return {"main": main, "bonus": bonus}
 
 
-PER_ROUND = {"rules": (rules_engine, _stud), "mulligan": (mulligan, _mulligan), "holdem_bonus": (holdem_bonus, _holdem)}
+def _per_round(spec):
+    """The per-round reference of a spec's shape: a replace, board streets, or stud."""
+    if replaces_hands(spec):
+        return _mulligan
+    return _holdem if spec.deals("board") else _stud
 
 
 @pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan",
@@ -63,8 +84,8 @@ PER_ROUND = {"rules": (rules_engine, _stud), "mulligan": (mulligan, _mulligan), 
 def test_kernel_settles_like_the_rules_round_for_round(name):
     spec = load_spec(name)
     kernel = kernels.kernel_for(spec)
-    module, per_round = PER_ROUND[spec.family]
-    strategy = module.strategy_from_spec(spec)
+    per_round = _per_round(spec)
+    strategy = rules_engine.strategy_from_spec(spec)
     decks = shuffle.deal_batch(streams.stream(20261129, (1, zlib.crc32(name.encode()))), ROUNDS,
                                kernel.cards_per_round)
     events, _ = kernel.events(decks)

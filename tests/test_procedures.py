@@ -12,9 +12,10 @@ from click.testing import CliRunner
 
 from certify.cards import parse_cards
 from certify.cli import cli
-from certify.games.holdem_bonus import hole_class
 from certify.procedures import FixtureError, load_fixture, run_files
-from certify.spec import HAND_KEYS, HOLE_KEYS, load_spec, spec_names
+from certify.rules.engine import card_line
+from certify.rules.model import category_pays
+from certify.spec import HAND_KEYS, load_spec, spec_names
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "procedures"
 FILES = sorted(FIXTURES.glob("*.yaml"))
@@ -49,10 +50,13 @@ def test_procedures_cover_the_rules(results):
     carib = load_spec("caribbean_stud")
     assert _lines(carib.wagers["progressive"].settle.progressive.pays.entry) <= paid[("caribbean_stud", "progressive")]
     for name in ("five_card_mulligan",):
-        spec = load_spec(name)
-        assert _lines(spec.pays.odds) <= paid[(name, "ante")]
-        assert _lines(spec.bonus.pays.odds) <= paid[(name, "bonus")]
-    assert set(HOLE_KEYS) - {"other"} <= _holdem_bonus_classes_paid()
+        wagers = load_spec(name).wagers
+        ante = category_pays(wagers["ante"].settle.versus_dealer.win_pays, "five_card")
+        bonus = category_pays(wagers["bonus"].settle.pay_table.pays, "five_card")
+        assert _lines(ante.__getitem__) <= paid[(name, "ante")]
+        assert _lines(bonus.__getitem__) <= paid[(name, "bonus")]
+    bonus_lines = load_spec("texas_holdem_bonus").wagers["bonus"].settle.card_lines.lines
+    assert set(range(len(bonus_lines))) <= _holdem_bonus_lines_paid(bonus_lines)
 
 
 def _lines(entry_of):
@@ -60,7 +64,8 @@ def _lines(entry_of):
     return {key for i, key in enumerate(HAND_KEYS) if entry_of(i) is not None}
 
 
-def _holdem_bonus_classes_paid():
+def _holdem_bonus_lines_paid(lines):
+    """The Bonus card lines the Hold'em Bonus fixtures pay."""
     classes = set()
     for path in FILES:
         data = yaml.safe_load(path.read_text())
@@ -69,7 +74,7 @@ def _holdem_bonus_classes_paid():
         for sc in data["scenarios"]:
             for seat, want in zip(sc["seats"], sc["expect"]["seats"]):
                 if Decimal(want["net"].get("bonus", "0")) > 0:
-                    classes.add(hole_class(parse_cards(seat["cards"]), parse_cards(sc["dealer"]["cards"])))
+                    classes.add(card_line(lines, parse_cards(seat["cards"]), parse_cards(sc["dealer"]["cards"])))
     return classes
 
 

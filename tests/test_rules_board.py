@@ -63,9 +63,18 @@ def test_the_spec_reads_as_the_board_shape():
     assert shape.unit[kernel.NW][pair] == 1 and shape.unit[kernel.NL][pair] == -1  # the Play has action
 
 
-def test_the_hold_em_bonus_fixture_is_refused_naming_the_shape():
+def test_a_decision_between_turn_and_river_is_outside_the_shape_naming_it(tmp_path):
+    def turn_decision(d):  # a fourth decision after the turn: neither board shape
+        d["steps"][5]["cards"] = 1
+        d["steps"][6:6] = [{"decide": "turn", "options": [{"name": "fold_turn", "fold": True}, {"name": "stay"}],
+                            "skipped_when_made": ["play"]}, {"deal": "board", "cards": 1, "face": "up"}]
+    spec = _spec(tmp_path, turn_decision)
     with pytest.raises(analysis.ShapeError, match="a flop of 3, a decision, 2 more board cards"):
-        analysis.par_sheet(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
+        analysis.par_sheet(spec)
+    from certify.games.kernels import KernelError, kernel_for
+
+    with pytest.raises(KernelError, match="ultimate_texas_holdem: .*a flop of 3, a decision"):
+        kernel_for(spec)
 
 
 def test_a_face_down_flop_is_outside_the_shape(tmp_path):
@@ -73,13 +82,6 @@ def test_a_face_down_flop_is_outside_the_shape(tmp_path):
         d["steps"][3]["face"] = "down"
     with pytest.raises(analysis.ShapeError, match="the board cards face up"):
         board.board_shape(_spec(tmp_path, face_down))
-
-
-def test_the_bulk_kernel_refuses_a_board_game_outside_the_shape_naming_it():
-    from certify.games.kernels import KernelError, kernel_for
-
-    with pytest.raises(KernelError, match="texas_holdem_bonus: .*a flop of 3, a decision"):
-        kernel_for(load_spec(ROOT / "fixtures" / "rules" / "texas_holdem_bonus.yaml"))
 
 
 def test_the_counts_and_decisions_of_one_flop_match_brute_force():

@@ -9,7 +9,7 @@ from certify.hands import CATEGORY_NAMES, Category, rank_hand
 from certify.rules.model import RulesSpec
 from certify.cards import parse_cards
 from certify.spec import (
-    HAND_KEYS, SPECS_DIR, HoldemBonusSpec, MulliganSpec, SpecError, category_key,
+    HAND_KEYS, SPECS_DIR, SpecError, category_key,
     key_category, load_spec, spec_names,
 )
 
@@ -45,17 +45,19 @@ def test_rules_read_from_the_seeds():
     assert progressive.entry(Category.STRAIGHT) is None
     assert set(load_spec("casino_stud").wagers) == {"ante", "bet"}  # no progressive
     online, inventor = load_spec("five_card_mulligan_online"), load_spec("five_card_mulligan")
-    assert isinstance(inventor, MulliganSpec)
-    assert inventor.bonus.paid_when == "always"
-    assert online.bonus.paid_when == "player_beats_or_ties_dealer"
+    assert isinstance(inventor, RulesSpec)
+    assert inventor.wagers["bonus"].settle.pay_table.when == "always"
+    assert online.wagers["bonus"].settle.pay_table.when == "player_beats_or_ties_dealer"
+    assert inventor.wagers["bonus"].settle.pay_table.lost_on == ["mulligan"]
     assert inventor.wagers["ante"].min == 1 and inventor.wagers["ante"].max == 100
     assert inventor.wagers["bonus"].max == 25
-    assert inventor.bonus.pays.odds(Category.PAIR) is None
-    assert inventor.pays.odds(Category.HIGH_CARD) == 1
+    assert inventor.wagers["bonus"].settle.pay_table.pays["pair"] is None
+    assert inventor.wagers["ante"].settle.versus_dealer.win_pays["high_card"] == 1
+    assert inventor.option("mulligan").replace and inventor.option("mulligan").add == {"raise": 1}
     one, two = load_spec("texas_holdem_bonus"), load_spec("texas_holdem_bonus_2x")
-    assert isinstance(one, HoldemBonusSpec)
-    assert (one.flop.multiple_of_ante, two.flop.multiple_of_ante) == (1, 2)
-    assert one.ante.pays_at_least == "straight"
+    assert isinstance(one, RulesSpec)
+    assert (one.option("bet_flop").add["flop"], two.option("bet_flop").add["flop"]) == (1, 2)
+    assert one.wagers["ante"].settle.versus_dealer.win_at_least.category == "straight"
 
 
 def _hand(text):
@@ -67,10 +69,10 @@ def test_thresholds_are_hand_values():
     assert qualifies.met_by(_hand("AS KD 4C 3H 2D"))
     assert not qualifies.met_by(_hand("AS QD JC 9H 8D"))
     assert qualifies.met_by(_hand("2S 2D 4C 3H 7D"))
-    stand = load_spec("five_card_mulligan").strategy.stand_at_least
+    stand = load_spec("five_card_mulligan").strategy.decisions["stand_or_mulligan"][0].at_least
     assert stand.met_by(_hand("AS KD 9C 5H 4D"))
     assert not stand.met_by(_hand("AS KD 9C 5H 3D"))
-    dealer = load_spec("five_card_mulligan").dealer.stands_on
+    dealer = load_spec("five_card_mulligan").dealer_redraw.stands_on
     assert dealer.met_by(_hand("AS 2D 3C 4H 6D")) and not dealer.met_by(_hand("KS QD JC 9H 8D"))
 
 
@@ -90,28 +92,29 @@ def _broken(tmp_path: Path, name: str, old: str, new: str) -> Path:
     ("casino_stud", "seats: 1\n", "seats: 1\nhouse_rules: 1\n",
      ":{line}: house_rules: unknown field"),
     ("casino_stud", "seats: 1", "seats: one", ": seats: Input should be a valid integer"),
-    ("five_card_mulligan", "ties: push", "ties: [push",
-     "invalid YAML at line 26, column 6"),
-    ("five_card_mulligan_online", "  hand: original_hand", "  on: original_hand",
+    ("five_card_mulligan", "ranking: five_card", "ranking: [five_card",
+     "invalid YAML at line 22, column 6"),
+    ("five_card_mulligan_online", "        when: player_beats", "        on: player_beats",
      "the key 'on' is read as bool"),
-    ("texas_holdem_bonus", '  bonus: {min: "1.00", max: "25.00"}', '  bonus: {min: "1.00", max: 25.5}',
+    ("texas_holdem_bonus", '    max: "25.00"', '    max: 25.5',
      ": wagers.bonus.max: expected an exact amount as a quoted string such as \"25.5\", not a float"),
-    ("texas_holdem_bonus_2x", '  ante: {min: "1.00", max: "100.00"}', '  ante: {min: "5.00", max: "1.00"}',
-     ": wagers.ante: expected max >= min"),
-    ("texas_holdem_bonus_2x", "    aces: 30", "    aces: -30",
-     ": bonus.pays.aces: expected odds >= 0"),
-    ("five_card_mulligan", "family: mulligan", "family: baccarat", ": family: expected family one of"),
+    ("texas_holdem_bonus_2x", '    min: "1.00"\n    max: "100.00"', '    min: "5.00"\n    max: "1.00"',
+     ": wagers.ante: expected 0 < min <= max, got min 5.00 and max 1.00"),
+    ("texas_holdem_bonus_2x", "pays: 30,", "pays: -30,",
+     ": wagers.bonus.settle.card_lines.lines.1.pays: expected odds >= 0"),
+    ("five_card_mulligan", "model: rules/1\n", "family: mulligan\n",
+     ": model: required field is missing (expected 'rules/1': every game is a rules-model spec)"),
     ("caribbean_stud", "model: rules/1", "model: rules/9", ":2: model: expected 'rules/1'"),
     ("caribbean_stud", "name: caribbean_stud", "name: caribbean_stud_v2", ": name: expected 'caribbean_stud'"),
-    ("five_card_mulligan", '  bonus: {min', '  side_bet: {min', "wagers: unknown wager 'side_bet'"),
     ("caribbean_stud", "{option: bet, at_least", "{option: raise, at_least",
      ": strategy.decisions.bet_or_fold.0.option: expected one of fold, bet, got 'raise'"),
-    ("five_card_mulligan", "  paid_when: always", "  paid_when: sometimes",
-     ": bonus.paid_when: expected 'always', 'player_beats_dealer' or 'player_beats_or_ties_dealer'"),
+    ("five_card_mulligan", "        when: always", "        when: sometimes",
+     ": wagers.bonus.settle.pay_table.when: expected 'always', 'player_beats_dealer' or "
+     "'player_beats_or_ties_dealer'"),
     ("caribbean_stud", "    quads: {amount: \"500.00\"}", "    quads: {amount: \"500.005\"}",
      ": wagers.progressive.settle.progressive.pays.quads.amount: expected whole cents"),
-    ("texas_holdem_bonus", "preflop_fold: [32o,", "preflop_fold: [33o,",
-     ": strategy.preflop_fold: expected a starting hand class"),
+    ("texas_holdem_bonus", "hands: [32o,", "hands: [33o,",
+     ": strategy.decisions.preflop.0.hands.0: expected a pair as \"TT\""),
 ])
 def test_bad_spec_names_file_field_and_expectation(tmp_path, name, old, new, expected):
     path = _broken(tmp_path, name, old, new)
@@ -176,12 +179,3 @@ def test_dumped_spec_validates_to_the_same_spec(mode):
     dumped = load_spec("caribbean_stud").model_dump(mode="json")
     assert dumped["dealer"]["qualifies"]["ranks"] == ["A", "K"]
     assert dumped["wagers"]["progressive"]["settle"]["progressive"]["pays"]["pair"] == "lose"
-
-
-def test_preflop_fold_classes_are_normalised_high_rank_first():
-    """"23o" and "32o" name the same starting hand; every reader of the list sees "32o"."""
-    from certify.spec import HoldemStrategy
-
-    strategy = HoldemStrategy(name="simple", preflop_fold=["23o", "k2S", "72o"],
-                              turn_bet_at_least="pair", river_bet_at_least="pair")
-    assert strategy.preflop_fold == ["32o", "K2s", "72o"]

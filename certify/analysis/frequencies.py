@@ -129,9 +129,6 @@ def frequency_sets(spec: Any) -> dict[str, Any]:
     sets: dict[str, Any] = {
         "five_card_categories": {hands.CATEGORY_NAMES[c]: n for c, n in five_card_category_counts().items()},
     }
-    if getattr(spec, "family", None) == "holdem_bonus":  # hands are the best five of seven
-        sets["seven_card_categories"] = {hands.CATEGORY_NAMES[c]: n
-                                         for c, n in seven_card_category_counts().items()}
     dealer = getattr(spec, "dealer", None)
     for key, field in (("dealer_qualifies", "qualifies"), ("dealer_stands", "stands_on")):
         threshold = getattr(dealer, field, None)

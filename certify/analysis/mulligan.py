@@ -1,9 +1,12 @@
-"""Five Card Mulligan Poker: the PAR sheet, exact.
+"""The replacement programme: exact PAR sheets of a whole-hand replacement against a dealer who
+redraws (Five Card Mulligan Poker), chosen by the shape of the rules
+(``certify.rules.analysis.par_sheet`` when ``replaces_hands(spec)``; ``replacement_rules`` reads
+the rules-model spec and names what it does not count).
 
-The game: the player's five cards P; the dealer's five D1. The player stands, or takes a mulligan
-(Raise = ``raise.multiple_of_ante`` x Ante) and gets five new cards Y. The dealer stands on
-``dealer.stands_on`` (Ace-high) or better, else discards and draws five new cards X from what is
-left. Higher hand wins, Ante and Raise paid by ``pays``; ties push.
+The game: the player's five cards P; the dealer's five D1. The player stands, or replaces the hand
+(a mulligan, adding a wager of ``raise_multiple`` x Ante) and gets five new cards Y. The dealer
+stands on the redraw step's ``stands_on`` (Ace-high) or better, else discards and draws five new
+cards X from what is left. Higher hand wins, Ante and Raise paid by one table; ties push.
 
 The hard part is the dealer who redraws: his new five depend on which cards his first five took,
 and a mulligan adds the player's new five to that chain, so no per-hand table gives the outcome.
@@ -45,9 +48,12 @@ from certify import hands
 from certify.analysis import mulligan_dp as dp
 from certify.analysis import mulligan_exact as me
 from certify.analysis import mulligan_kernel as mk
-from certify.analysis.frequencies import class_values, frequency_sets
+from certify.analysis.frequencies import (
+    FIVE_CARD_HANDS, class_values, dealer_qualification_probability, frequency_sets, hands_meeting,
+)
 from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
 from certify.cards import RANK_NAMES
+from certify.rules.model import category_pays
 
 FIRST_HANDS = comb(47, 5)  # dealer first hands for a given player hand
 N_CAT = len(hands.Category)
@@ -76,6 +82,7 @@ class MulliganRules:
     bonus_odds: tuple[Fraction | None, ...]
     bonus_when: str  # "always" | "player_beats_dealer" | "player_beats_or_ties_dealer"
     bonus_lost_on_mulligan: bool
+    bonus_name: str | None = "bonus"  # the side wager's name (None: the game has none)
 
     @property
     def bet2(self) -> Fraction:
@@ -99,21 +106,79 @@ def _fraction(x: Any) -> Fraction:
 
 
 def mulligan_rules(spec: Any) -> MulliganRules:
-    if getattr(spec, "family", None) != "mulligan":
-        raise ParError(f"{getattr(spec, 'name', spec)!r} is not a mulligan game spec")
-    if spec.ties != "push":
-        raise ParError(f"{spec.name}: only ties that push are analysed, got ties: {spec.ties!r}")
-    if spec.bonus.hand != "original_hand":
-        raise ParError(f"{spec.name}: bonus.hand {spec.bonus.hand!r} is not analysed")
+    """The rules this programme counts, read from a rules-model spec of the replacement shape
+    (``replacement_rules``; ``ShapeError`` names what differs)."""
+    return replacement_rules(spec)
+
+
+def replacement_rules(spec: Any) -> MulliganRules:
+    """The rules of a rules-model spec of the shape this programme counts (``ShapeError`` names
+    what differs): five cards to the player and five to the dealer (no up card, no qualifier); one
+    decision between standing and replacing the whole hand (which may add a decision wager, a
+    multiple of the Ante); the dealer's redraw of five unless a threshold is met; the Ante and that
+    wager paid by one table against the dealer's final hand, ties pushing; at most one side wager, a
+    table on the player's first hand, lost on the replacement or not; the spec's strategy a
+    threshold (stand at or above it, else replace)."""
+    from certify.rules.analysis import ShapeError
+    from certify.rules.model import DealerRedrawStep, DealStep, DecideStep
+
+    why: list[str] = []
+    kinds = [type(s) for s in spec.steps]
+    if spec.ranking != "five_card":
+        why.append(f"the five_card ranking (not {spec.ranking})")
+    if kinds != [DealStep, DealStep, DecideStep, DealerRedrawStep] or \
+            [(s.deal, s.cards, s.face, tuple(s.face_up)) for s in spec.steps[:2]] != \
+            [("player", 5, "down", ()), ("dealer", 5, "down", ())]:
+        why.append("the steps: five cards face down to the player, five to the dealer, one decision, "
+                   "the dealer's redraw")
+    if why:
+        raise ShapeError(f"{spec.name}: the replacement programme counts " + "; ".join(why))
+    decision, redraw = spec.steps[2], spec.steps[3].dealer_redraw
+    stand = [o for o in decision.options if not (o.fold or o.add or o.pull_back or o.replace)]
+    replace_ = [o for o in decision.options if o.replace and not o.pull_back]
+    if len(decision.options) != 2 or len(stand) != 1 or len(replace_) != 1 or len(replace_[0].add) > 1:
+        why.append(f"a decision ({decision.decide}) between standing and replacing the whole hand, which adds "
+                   "at most one decision wager")
+    if redraw.cards != 5 or spec.dealer.qualifies is not None:
+        why.append("a dealer redraw of five cards and no dealer qualifier")
+    if why:
+        raise ShapeError(f"{spec.name}: the replacement programme counts " + "; ".join(why))
+    stand, replace_ = stand[0], replace_[0]
+    unit = spec.wagers[spec.unit]
+    main = [unit.settle.versus_dealer] + [spec.wagers[w].settle.versus_dealer for w in replace_.add]
+    side = [(n, w) for n, w in spec.wagers.items() if w.made == "side"]
+    if any(v is None or v.win_at_least is not None or v.bonus is not None or v.tie != "push" for v in main) \
+            or len({_odds_by_category(v) for v in main}) != 1:
+        why.append("the Ante and the replacement's wager settled against the dealer by one table, ties pushing")
+    table = side[0][1].settle.pay_table if len(side) == 1 else None
+    if len(side) > 1 or (side and (table is None or table.hand != "player_first" or table.at_least is not None
+                                   or (table.ranking or "five_card") != "five_card"
+                                   or set(table.lost_on) - {replace_.name})):
+        why.append("at most one side wager, paid by a table on the player's first hand (lost on the replacement "
+                   "or not)")
+    rules = (spec.strategy.decisions.get(decision.decide) if spec.strategy is not None else None) or []
+    if [(r.option, r.at_least is None) for r in rules] != [(stand.name, False), (replace_.name, True)]:
+        why.append(f"the spec's strategy a threshold: {stand.name} at or above it, else {replace_.name}")
+    if why:
+        raise ShapeError(f"{spec.name}: the replacement programme counts " + "; ".join(why))
+    no_bonus = (None,) * N_CAT
     return MulliganRules(
-        raise_multiple=_fraction(spec.raise_.multiple_of_ante),
-        odds=tuple(None if o is None else _fraction(o) for o in spec.pays.as_list()),
-        stands_value=spec.dealer.stands_on.value(),
-        spec_stand_value=spec.strategy.stand_at_least.value(),
-        bonus_odds=tuple(None if o is None else _fraction(o) for o in spec.bonus.pays.as_list()),
-        bonus_when=spec.bonus.paid_when,
-        bonus_lost_on_mulligan=bool(spec.bonus.lost_on_mulligan),
+        raise_multiple=_fraction(next(iter(replace_.add.values()), 0)),
+        odds=_odds_by_category(main[0]),
+        stands_value=spec.threshold_value(redraw.stands_on),
+        spec_stand_value=spec.threshold_value(rules[0].at_least),
+        bonus_odds=no_bonus if table is None else tuple(
+            None if o is None else _fraction(o) for o in category_pays(table.pays, "five_card")),
+        bonus_when="always" if table is None else table.when,
+        bonus_lost_on_mulligan=table is not None and replace_.name in table.lost_on,
+        bonus_name=side[0][0] if side else None,
     )
+
+
+def _odds_by_category(versus) -> tuple[Fraction | None, ...]:
+    if versus.win_pays is not None:
+        return tuple(None if o is None else _fraction(o) for o in category_pays(versus.win_pays, "five_card"))
+    return (_fraction(versus.win),) * N_CAT
 
 
 def hand_text(value: int) -> str:
@@ -403,7 +468,7 @@ def bonus_sheet(rules: MulliganRules, stand_at_least: int, strategy: str) -> Wag
             events.append((hands.CATEGORY_NAMES[c], rules.bonus_odds[c], n, 1))
             paid += n
         events.append(("no win", Fraction(-1), comb(52, 5) - paid, 1))
-        return WagerSheet.from_combinations("bonus", events, strategy=strategy,
+        return WagerSheet.from_combinations(rules.bonus_name, events, strategy=strategy,
                                             notes=("paid on the original hand whatever the dealer "
                                                    "holds; exact",))
     if not rules.bonus_lost_on_mulligan:
@@ -419,7 +484,7 @@ def bonus_sheet(rules: MulliganRules, stand_at_least: int, strategy: str) -> Wag
     events.append(("no win", Fraction(-1), me.CYCLE_STAND - paid, 1))
     when = "beats" if not with_tie else "beats or ties"
     return WagerSheet.from_combinations(
-        "bonus", events, strategy=strategy,
+        rules.bonus_name, events, strategy=strategy,
         notes=(f"paid on the original hand only if it {when} the dealer's final hand; exact: "
                "counted over the cycle C(52,5) x C(47,5) x C(42,5) of the player's five, the "
                "dealer's first five and the five he would draw",))
@@ -681,19 +746,31 @@ def _exact_par_sheet(spec: Any, rules: MulliganRules, decision_samples: int, see
 
 def _with_bonus_and_frequencies(spec: Any, rules: MulliganRules, cls: Classes, wagers: list,
                                 threshold: int) -> ParSheet:
-    wagers.append(bonus_sheet(rules, rules.spec_stand_value, _threshold_strategy(rules.spec_stand_value, False)))
     optimal, spec_stand = cls.values >= threshold, cls.values >= rules.spec_stand_value
-    bonus_cats = np.isin(cls.categories, _bonus_categories(rules))
-    if (optimal[bonus_cats] != spec_stand[bonus_cats]).any():
-        optimal_bonus = bonus_sheet(rules, threshold, _threshold_strategy(threshold, True))
-        wagers.append(replace(optimal_bonus, name="bonus (computed strategy)"))
-    freqs = frequency_sets(spec)
+    if rules.bonus_name is not None:
+        wagers.append(bonus_sheet(rules, rules.spec_stand_value, _threshold_strategy(rules.spec_stand_value, False)))
+        bonus_cats = np.isin(cls.categories, _bonus_categories(rules))
+        if (optimal[bonus_cats] != spec_stand[bonus_cats]).any():
+            optimal_bonus = bonus_sheet(rules, threshold, _threshold_strategy(threshold, True))
+            wagers.append(replace(optimal_bonus, name=f"{rules.bonus_name} (computed strategy)"))
+    freqs = _frequencies(spec, rules)
     freqs["mulligan_strategy"] = {"computed_stand_at_least": hand_text(threshold),
                                   "spec_stand_at_least": hand_text(rules.spec_stand_value),
                                   "mulligan_probability_computed": float(cls.weights[~optimal].sum()) / comb(52, 5),
                                   "mulligan_probability_spec": float(cls.weights[~spec_stand].sum()) / comb(52, 5)}
-    return ParSheet(game=spec.title, spec=spec.name, family="mulligan", wagers=tuple(wagers),
+    return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=tuple(wagers),
                     frequencies=freqs)
+
+
+def _frequencies(spec: Any, rules: MulliganRules) -> dict[str, Any]:
+    """The five-card categories and the share of the dealer's first fives that stand."""
+    freqs = frequency_sets(spec)
+    if "dealer_stands" not in freqs:  # a rules-model spec: the threshold is its redraw step's
+        threshold = spec.dealer_redraw.stands_on
+        p = dealer_qualification_probability(threshold)
+        freqs["dealer_stands"] = {"hands": hands_meeting(threshold), "of": FIVE_CARD_HANDS, "probability": float(p),
+                                  "probability_exact": str(p)}
+    return freqs
 
 
 def mulligan_par_sheet(spec: Any, samples_per_hand: int = EVALUATION_SAMPLES,

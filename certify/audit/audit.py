@@ -138,26 +138,31 @@ def examine(spec, strategy, record: dict, where: str) -> Examined:
 DEALER_FLAGS = {"qualifies": "qualifies", "stands": "stands_on"}
 
 
-def dealer_share(spec, threshold) -> tuple[int, int, str]:
-    """How many of the dealer's possible hands meet ``threshold``, of how many: the five-card hands
-    of the family specs, the k-card hands of a rules-model spec in its own ranking (Three Card
-    Poker: 3 cards, its three-card ranking), counted from the model's hand tables."""
-    if spec.family == "rules":
-        from math import comb
+def dealer_share(spec, threshold) -> tuple[int, int, str] | None:
+    """How many of the dealer's possible hands meet ``threshold``, of how many: the k-card hands
+    of the spec's ranking (Three Card Poker: 3 cards, its three-card ranking), counted from the
+    model's hand tables; a dealer who plays the board too: ``_dealer_share_with_board``."""
+    from math import comb
 
-        from certify.rules.analysis import ShapeError, hand_tables, one_decision
+    from certify.rules.engine import round_plan
 
-        try:
-            rules = one_decision(spec)
-        except ShapeError:
-            return _dealer_share_with_board(spec, threshold)
-        tables = hand_tables(rules.ranking, rules.k)
-        at_least = tables.dense_at_least(spec.threshold_value(threshold))
-        hands = int(tables.weights[tables.dense >= at_least].sum())
-        return hands, comb(52, rules.k), f"{rules.k}-card hands ({rules.ranking} ranking)"
-    from certify.analysis.frequencies import FIVE_CARD_HANDS, hands_meeting
+    if any(kind == "board" for kind, _ in round_plan(spec).stages):
+        return _dealer_share_with_board(spec, threshold)   # the dealer plays the board too (UTH)
+    from certify.rules.analysis import hand_tables
 
-    return hands_meeting(threshold), FIVE_CARD_HANDS, "five-card hands"
+    k = spec.cards_dealt("dealer")  # the dealer's first hand (a redraw step's threshold is met by it)
+    tables = hand_tables(spec.ranking, k)
+    at_least = tables.dense_at_least(spec.threshold_value(threshold))
+    hands = int(tables.weights[tables.dense >= at_least].sum())
+    return hands, comb(52, k), f"{k}-card hands ({spec.ranking} ranking)"
+
+
+def dealer_threshold(spec, field_name: str):
+    """The spec's threshold behind a reveal flag: the dealer's qualifier, or the hand the dealer
+    stands on (a rules-model spec: its redraw step's)."""
+    if field_name == "stands_on" and getattr(spec, "dealer_redraw", None) is not None:
+        return spec.dealer_redraw.stands_on
+    return getattr(getattr(spec, "dealer", None), field_name, None)
 
 
 def _dealer_share_with_board(spec, threshold) -> tuple[int, int, str] | None:
@@ -470,7 +475,7 @@ class Auditor:
         for flag, field_name in DEALER_FLAGS.items():
             met, missed = self.tally.dealer[(flag, True)], self.tally.dealer[(flag, False)]
             total = met + missed
-            threshold = getattr(getattr(self.spec, "dealer", None), field_name, None)
+            threshold = dealer_threshold(self.spec, field_name)
             if not total or threshold is None:
                 continue
             share = dealer_share(self.spec, threshold)
@@ -543,14 +548,14 @@ class Auditor:
         the best option's expectation less the chosen one's, in units of the Ante, times the Ante.
         The main game only (a side bet lost on a fold is not counted). Reported, not judged."""
         t = self.tally
-        if not t.choices or self.spec.family != "rules":
+        if not t.choices:
             return None
         from certify.rules.analysis import ShapeError, count, one_decision
 
         try:
             rules = one_decision(self.spec)
         except ShapeError:
-            return None          # decisions between deals: the value of each option per decision is not kept
+            return None          # decisions between deals (a replace, board streets): not valued here
         if rules.up:
             return None          # the decision sees an up card: the value per up card is not kept
         hands = sorted({cards for cards, _ in t.choices})

@@ -639,10 +639,8 @@ def _datetime(micros: int) -> datetime:
 
 
 def one_decision_rules(spec):
-    """The spec's rules when it is a rules-model game of the one-decision shape (the columnar fast
-    path's), else None: every row goes through the exact path."""
-    if spec.family != "rules":
-        return None
+    """The spec's rules when the game is of the one-decision shape (the columnar fast path's), else
+    None: every row goes through the exact path."""
     from certify.rules.analysis import ShapeError, one_decision
 
     try:

@@ -175,7 +175,7 @@ def feed(spec, record: dict, strategy=None, where: str = "", finished: bool = Tr
                         fed.findings.append(Finding("decisions", f"seat {action['seat']} decided "
                                                     f"{action['action']!r}; the spec strategy decides {want!r}",
                                                     rid, f"{where}actions[{a}]"))
-                if spec.family == "rules" and rnd.legal_actions(seat):   # what the decision cost (free play)
+                if rnd.legal_actions(seat):   # what the decision cost (free play)
                     s = rnd.seats[seat]
                     fed.choices.append((tuple(sorted(s.cards)), action["action"], s.wagers.get(spec.unit)))
                 rnd.input("act", seat=seat, action=action["action"])

@@ -2,10 +2,8 @@
 logs the tests tamper with, and the benchmark's input.
 
 Each round is one deck from the suite's DRBG (``certify.simulate.deal_chunk``: chunk sub-streams
-of a master seed) played by the engine's ``play_round`` and written by
-:func:`certify.audit.rounds.record_of`. ``play_round`` takes its wagers in two shapes (rules
-model: antes and side wagers per seat; the family engines: one seat's ante and side bet), which
-is the only place this module knows a family; the audit itself knows none.
+of a master seed) played by the rules engine's ``play_round`` (antes and side wagers per seat)
+and written by :func:`certify.audit.rounds.record_of`.
 """
 
 from __future__ import annotations
@@ -36,9 +34,7 @@ class RandomChoice:
 
 
 def _side_wager(spec) -> str | None:
-    if spec.family == "rules":      # the rules model says which wagers are side bets
-        return next((n for n, w in spec.wagers.items() if w.made == "side"), None)
-    return next((w for w in spec.wagers if w != "ante"), None)
+    return next((n for n, w in spec.wagers.items() if w.made == "side"), None)  # the model says which
 
 
 def records(spec, rounds: int, seed: int, *, seats: int = 1, side_rate: float = 0.5, play: str = "spec",
@@ -66,16 +62,9 @@ def records(spec, rounds: int, seed: int, *, seats: int = 1, side_rate: float = 
         for deck in decks:
             deck = [int(c) for c in deck]
             with_side = [side is not None and choose.random() < side_rate for _ in range(seats)]
-            if spec.family == "rules" and not one_decision_shape(spec):   # decisions between deals
-                rnd = module.play_deck(spec, deck, [ante] * seats, strategy,
-                                       sides={side: spec.wagers[side].min} if with_side[0] else None)
-            elif spec.family == "rules":
-                rnd = module.play_round(spec, deck, [ante] * seats, meter=meter, strategy=strategy,
-                                        sides=[{side: spec.wagers[side].min} if s else {} for s in with_side])
-            else:
-                bonus = spec.wagers[side].min if with_side[0] else None
-                rnd = module.play_round(spec, deck, strategy, ante, bonus)
-            meter = rnd.result().meter_after if meter is not None or spec.family == "rules" else None
+            rnd = module.play_round(spec, deck, [ante] * seats, meter=meter, strategy=strategy,
+                                    sides=[{side: spec.wagers[side].min} if s else {} for s in with_side])
+            meter = rnd.result().meter_after
             number = first_round + done
             stamp = (START + timedelta(seconds=30 * number)).strftime("%Y-%m-%dT%H:%M:%SZ")
             yield record_of(rnd, number, table, stamp, seat_numbers=list(range(1, len(rnd.seats) + 1)),

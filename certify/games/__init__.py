@@ -1,38 +1,32 @@
-"""Game engines, one module per family: ``mulligan`` (Five Card Mulligan), ``holdem_bonus`` (Texas
-Hold'em Bonus); a rules-model spec (Caribbean Stud, Casino Stud, Three Card Poker, ...) is played by
-``certify.rules.engine``. Shared machinery in ``base``.
+"""Shared game machinery: ``base`` (rounds, events, money) and ``kernels`` (the bulk simulation's
+kernel interface). Every game is a rules-model spec played by ``certify.rules.engine``; the names
+here reach it from a spec (``engine``, ``round_class``, ``replay_round``).
 
-Each family module offers the same names: ``settle`` (pure settlement of one seat on cards, the
-reference for the simulation kernels), ``settle_values`` (the same on hand values), the round
-class (a state machine with ``legal_actions``/``act`` and an event log), ``replay_*``,
-``strategy_from_spec`` and ``play_round`` (one round from a shuffled deck).
+The engine offers ``settle`` (pure settlement of one seat on cards, the reference for the
+simulation kernels), the round class (a state machine with ``legal_actions``/``act`` and an event
+log), ``strategy_from_spec`` and ``play_round`` (one round from a shuffled deck).
 """
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
-
-FAMILY_MODULES = {
-    "mulligan": "certify.games.mulligan",
-    "holdem_bonus": "certify.games.holdem_bonus",
-    "rules": "certify.rules.engine",  # rules-model specs: one engine reading the model
-}
-ROUND_CLASSES = {"mulligan": "MulliganRound", "holdem_bonus": "HoldemRound",
-                 "rules": "RulesRound"}
 
 
 def engine(spec) -> ModuleType:
-    """The engine module of a spec's family."""
-    return importlib.import_module(FAMILY_MODULES[spec.family])
+    """The module that plays a spec: the rules model's one engine."""
+    from certify.rules import engine as rules_engine
+
+    return rules_engine
 
 
 def round_class(spec):
-    return getattr(engine(spec), ROUND_CLASSES[spec.family])
+    from certify.rules.engine import RulesRound
+
+    return RulesRound
 
 
 def replay_round(spec, events):
-    """Rebuild a round of any family from its event log."""
+    """Rebuild a round from its event log."""
     from certify.games.base import replay
 
     cls = round_class(spec)

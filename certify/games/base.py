@@ -130,9 +130,8 @@ class RoundResult:
 
 
 class Round:
-    """The skeleton of a round: seats, wagers, the log. Families add the phases and rules."""
+    """The skeleton of a round: seats, wagers, the log. The rules engine adds the phases and rules."""
 
-    family = ""
     input_kinds: tuple[str, ...] = ()  # event kinds that are inputs, replayed by calling a method
 
     def __init__(self, spec, balances: Iterable[Decimal | str | None] | None = None, seats: int | None = None):
@@ -219,7 +218,7 @@ class Round:
 
     def input(self, kind: str, **args: Any) -> None:
         """Apply one input event by its kind (``place_wager``, ``deal``, ``act`` ...): the one entry
-        point a log of any family is fed through (``replay``, ``certify audit``). A kind that is no
+        point a log of any game is fed through (``replay``, ``certify audit``). A kind that is no
         step of this game is an ``IllegalAction`` naming the steps it has."""
         if kind not in self.input_kinds:
             raise IllegalAction(f"{self.spec.name} has no step {kind!r} (its steps: {', '.join(self.input_kinds)})")

@@ -1,19 +1,15 @@
-"""The compiled bulk engines: one numba kernel per game family, for millions of rounds (a rules-model
-spec, ``family`` "rules", is played by the one kernel of ``certify.rules.kernel``).
+"""The compiled bulk engine's interface: every spec is played by the one kernel of the rules model
+(``certify.rules.kernel``, with ``board`` / ``board_streets`` for board games), for millions of rounds.
 
 A kernel plays one seat per deck with the spec's strategy and tallies, per wager, how many rounds
-ended in each outcome event and the net money of those rounds. The per-round engines in this
-package are the readable reference; the differential tests play the same decks through both.
+ended in each outcome event and the net money of those rounds. The round engine
+(``certify.rules.engine``) is the readable reference; the differential tests play the same decks
+through both.
 
 Every rule a kernel applies comes from the spec, converted here into small integer arrays
 (``*_params``): pays are scaled to integers by the least common denominator of the wager's
 odds, so money is exact. Events are named as the PAR sheet's return table names them
 (``certify.analysis``), which is how the simulation's tallies meet the exact probabilities.
-
-How a shuffled deck is dealt (positions in the deck row):
-- mulligan: player 0-4, dealer 5-9; a player's mulligan takes the next five (10-14), then a
-  dealer's redraw takes the next five after that (10-14 if the player stood, else 15-19).
-- hold'em bonus: player hole 0-1, dealer hole 2-3, board 4-8 (flop 4-6, turn 7, river 8).
 """
 
 from __future__ import annotations
@@ -23,10 +19,9 @@ from fractions import Fraction
 from math import lcm
 
 import numpy as np
-from numba import njit
 
 from certify.errors import InputError
-from certify.hands import CATEGORY_NAMES, best6_nb, eval5_nb, eval7_nb
+from certify.hands import CATEGORY_NAMES
 from certify.validate import MAX_NET_UNITS, MAX_ROUNDS
 
 N_CATEGORIES = len(CATEGORY_NAMES)
@@ -34,10 +29,6 @@ N_CATEGORIES = len(CATEGORY_NAMES)
 
 class KernelError(InputError):
     """The spec asks for something the bulk kernel does not play."""
-
-
-def _frac(x) -> Fraction:
-    return Fraction(str(x)) if x is not None else None
 
 
 def _scale(amounts) -> int:
@@ -79,9 +70,8 @@ class WagerEvents:
 
 @dataclass
 class Kernel:
-    """A family's bulk kernel, bound to one spec's rules."""
+    """The bulk kernel, bound to one spec's rules."""
 
-    family: str
     cards_per_round: int  # deck positions a round may use
     dealt_positions: int  # positions always dealt (the card x position check looks at these)
     wagers: list[WagerEvents]
@@ -97,11 +87,13 @@ class Kernel:
         and the category of the player's dealt hand, shape (N,)."""
         decks = np.ascontiguousarray(decks, dtype=np.uint8)
         if decks.ndim != 2 or decks.shape[1] < self.cards_per_round:
-            raise KernelError(f"{self.family} kernel needs decks of at least {self.cards_per_round} cards, "
+            raise KernelError(f"the kernel needs decks of at least {self.cards_per_round} cards, "
                               f"got shape {decks.shape}")
         ev = np.zeros((decks.shape[0], len(self.wagers)), dtype=np.int8)
         dealt = np.zeros(decks.shape[0], dtype=np.int8)
-        _ROUNDS[self.family](decks, self.params, ev, dealt)
+        from certify.rules.kernel import play_rounds
+
+        play_rounds(decks, self.params, ev, dealt)
         return ev, dealt
 
     def play(self, decks: np.ndarray) -> dict[str, np.ndarray]:
@@ -116,206 +108,11 @@ class Kernel:
         return out
 
 
-# ------------------------------------------------------------------------------ mulligan
-def mulligan_kernel(spec) -> Kernel:
-    ante_raise = 1 + _frac(spec.raise_.multiple_of_ante)
-    odds = [_frac(o) for o in spec.pays.as_list()]
-    events, nets = [], []
-    for units, stake in (("1", Fraction(1)), ("2", ante_raise)):
-        for c in range(N_CATEGORIES):
-            events.append(f"win with {CATEGORY_NAMES[c]}, bet {units}")
-            nets.append(stake * odds[c] if odds[c] is not None else -stake)
-        events += [f"tie, bet {units}", f"lose, bet {units}"]
-        nets += [Fraction(0), -stake]
-    main = WagerEvents("main", events, nets, _scale(nets))
-    bonus_odds = [_frac(o) for o in spec.bonus.pays.as_list()]
-    bevents, bnets = [], []
-    bonus_paid = np.zeros(N_CATEGORIES, dtype=np.int64)
-    for c in reversed(range(N_CATEGORIES)):
-        if bonus_odds[c] is not None:
-            bonus_paid[c] = len(bevents) + 1
-            bevents.append(CATEGORY_NAMES[c])
-            bnets.append(bonus_odds[c])
-    bevents.append("no win")
-    bnets.append(Fraction(-1))
-    bonus = WagerEvents("bonus", bevents, bnets, _scale(bnets))
-    when = {"always": 0, "player_beats_dealer": 1, "player_beats_or_ties_dealer": 2}[spec.bonus.paid_when]
-    params = {"stand": spec.strategy.stand_at_least.value(),
-              "dealer_stands": spec.dealer.stands_on.value(),
-              "bonus_paid": bonus_paid, "bonus_when": when,
-              "bonus_lost_on_mulligan": bool(spec.bonus.lost_on_mulligan),
-              # the spec pays the Bonus on the original hand; only a seeded fault turns this on
-              "bonus_on_final_hand": False,
-              "main_nets": main.scaled_nets, "bonus_nets": bonus.scaled_nets}
-    return Kernel("mulligan", 20, 10, [main, bonus], "5", params)
-
-
-@njit(cache=True)
-def _mulligan_rounds(decks, stand, dealer_stands, bonus_paid, bonus_when, lost_on_mulligan, bonus_on_final,
-                     ev, dealt):
-    no_win = 0
-    for c in range(N_CATEGORIES):
-        no_win = max(no_win, bonus_paid[c])
-    per_bet = N_CATEGORIES + 2
-    for r in range(decks.shape[0]):
-        d = decks[r]
-        p0 = eval5_nb(d[0], d[1], d[2], d[3], d[4])
-        dealt[r] = p0 >> 20
-        nxt = 10
-        p = p0
-        mulligan = p0 < stand
-        if mulligan:
-            p = eval5_nb(d[10], d[11], d[12], d[13], d[14])
-            nxt = 15
-        q = eval5_nb(d[5], d[6], d[7], d[8], d[9])
-        if q < dealer_stands:
-            q = eval5_nb(d[nxt], d[nxt + 1], d[nxt + 2], d[nxt + 3], d[nxt + 4])
-        base = per_bet if mulligan else 0
-        if p > q:
-            ev[r, 0] = base + (p >> 20)
-        elif p == q:
-            ev[r, 0] = base + N_CATEGORIES
-        else:
-            ev[r, 0] = base + N_CATEGORIES + 1
-        e = bonus_paid[(p if bonus_on_final else p0) >> 20]
-        alive = not (mulligan and lost_on_mulligan)
-        if bonus_when == 1:
-            alive = alive and p > q
-        elif bonus_when == 2:
-            alive = alive and p >= q
-        ev[r, 1] = e - 1 if e > 0 and alive else no_win
-
-
-def _rounds_mulligan(decks, p, ev, dealt):
-    _mulligan_rounds(decks, p["stand"], p["dealer_stands"], p["bonus_paid"], p["bonus_when"],
-                     p["bonus_lost_on_mulligan"], p["bonus_on_final_hand"], ev, dealt)
-
-
-# ------------------------------------------------------------------------- hold'em bonus
-def holdem_kernel(spec) -> Kernel:
-    from certify.analysis.holdem_bonus import BET_PATTERNS, BONUS_EVENTS
-    from certify.spec import HOLE_KEYS, key_category
-
-    if spec.strategy.name != "simple":
-        raise KernelError(f"{spec.name}: the bulk kernel plays the 'simple' hold'em strategy, "
-                          f"not {spec.strategy.name!r}")
-    if not (spec.turn.optional and spec.river.optional):
-        raise KernelError(f"{spec.name}: the bulk kernel plays optional Turn and River bets only")
-    flop, turn, river = (_frac(b.multiple_of_ante) for b in (spec.flop, spec.turn, spec.river))
-    win, ante_odds = _frac(spec.win_pays), _frac(spec.ante.odds)
-    strong = int(key_category(spec.ante.pays_at_least))
-    labels = (f"win with {CATEGORY_NAMES[strong]} or better", f"win below {CATEGORY_NAMES[strong]}", "tie", "lose")
-    events, nets = ["fold"], [Fraction(-1)]
-    for pattern in range(4):  # 2 * turn bet + river bet
-        raises = flop + (turn if pattern & 2 else 0) + (river if pattern & 1 else 0)
-        for r, label in enumerate(labels):
-            events.append(f"{BET_PATTERNS[pattern]}: {label}")
-            nets.append([ante_odds + win * raises, win * raises, Fraction(0), -(1 + raises)][r])
-    main = WagerEvents("main", events, nets, _scale(nets))
-    bevents = [BONUS_EVENTS[k] for k in HOLE_KEYS]
-    bnets = [_frac(spec.bonus.pays.odds(k)) if spec.bonus.pays.odds(k) is not None else Fraction(-1)
-             for k in HOLE_KEYS]
-    if not spec.bonus.paid_on_fold:
-        bevents.append("folded (Bonus forfeited)")
-        bnets.append(Fraction(-1))
-    bonus = WagerEvents("bonus", bevents, bnets, _scale(bnets))
-    fold = np.zeros((13, 13, 2), dtype=np.bool_)  # [high rank, low rank, suited]
-    for cls in spec.strategy.preflop_fold:
-        hi, lo = "23456789TJQKA".index(cls[0]), "23456789TJQKA".index(cls[1])
-        fold[max(hi, lo), min(hi, lo), 1 if cls[2] == "s" else 0] = True
-    params = {"fold": fold, "turn_at_least": int(key_category(spec.strategy.turn_bet_at_least)),
-              "river_at_least": int(key_category(spec.strategy.river_bet_at_least)),
-              "strong": strong, "bonus_paid_on_fold": bool(spec.bonus.paid_on_fold)}
-    return Kernel("holdem_bonus", 9, 9, [main, bonus], "7", params)
-
-
-@njit(cache=True)
-def _hole_plays(h0, h1, board, n_board, category):
-    """A hole card plays: a pocket pair, a hole rank paired on the board, or a straight or better."""
-    if category >= 4 or (h0 >> 2) == (h1 >> 2):
-        return True
-    for i in range(n_board):
-        r = board[i] >> 2
-        if r == (h0 >> 2) or r == (h1 >> 2):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _hole_key(h0, h1, d0, d1):
-    """The index in ``certify.spec.HOLE_KEYS`` of the Bonus line of these hole cards."""
-    hi, lo = max(h0 >> 2, h1 >> 2), min(h0 >> 2, h1 >> 2)
-    suited = (h0 & 3) == (h1 & 3)
-    if hi == lo:
-        if hi == 12:
-            return 0 if (d0 >> 2) == 12 and (d1 >> 2) == 12 else 1
-        return 5 if hi >= 9 else 7
-    if hi == 12 and lo == 11:
-        return 2 if suited else 4
-    if hi == 12 and (lo == 10 or lo == 9):
-        return 3 if suited else 6
-    return 8
-
-
-@njit(cache=True)
-def _holdem_rounds(decks, fold, turn_at_least, river_at_least, strong, bonus_paid_on_fold, ev, dealt):
-    for r in range(decks.shape[0]):
-        d = decks[r]
-        h0, h1, d0, d1 = d[0], d[1], d[2], d[3]
-        b = d[4:9]
-        pv = eval7_nb(h0, h1, b[0], b[1], b[2], b[3], b[4])
-        dealt[r] = pv >> 20
-        folds = fold[max(h0 >> 2, h1 >> 2), min(h0 >> 2, h1 >> 2), 1 if (h0 & 3) == (h1 & 3) else 0]
-        key = _hole_key(h0, h1, d0, d1)
-        ev[r, 1] = 9 if folds and not bonus_paid_on_fold else key
-        if folds:
-            ev[r, 0] = 0
-            continue
-        c_flop = eval5_nb(h0, h1, b[0], b[1], b[2]) >> 20
-        turn_bet = c_flop >= turn_at_least and _hole_plays(h0, h1, b, 3, c_flop)
-        c_turn = best6_nb(h0, h1, b[0], b[1], b[2], b[3]) >> 20
-        river_bet = c_turn >= river_at_least and _hole_plays(h0, h1, b, 4, c_turn)
-        pattern = 2 * int(turn_bet) + int(river_bet)
-        dv = eval7_nb(d0, d1, b[0], b[1], b[2], b[3], b[4])
-        if pv > dv:
-            result = 0 if (pv >> 20) >= strong else 1
-        elif pv == dv:
-            result = 2
-        else:
-            result = 3
-        ev[r, 0] = 1 + 4 * pattern + result
-
-
-def _rounds_holdem(decks, p, ev, dealt):
-    _holdem_rounds(decks, p["fold"], p["turn_at_least"], p["river_at_least"], p["strong"],
-                   p["bonus_paid_on_fold"], ev, dealt)
-
-
-def _rounds_rules(decks, p, ev, dealt):
-    from certify.rules.kernel import play_rounds
-
-    play_rounds(decks, p, ev, dealt)
-
-
-def _rules_kernel(spec) -> Kernel:
-    from certify.rules.kernel import rules_kernel  # rules-model specs: one kernel reading the model
-
-    return rules_kernel(spec)
-
-
-_ROUNDS = {"mulligan": _rounds_mulligan, "holdem_bonus": _rounds_holdem,
-           "rules": _rounds_rules}
-_BUILDERS = {"mulligan": mulligan_kernel, "holdem_bonus": holdem_kernel,
-             "rules": _rules_kernel}
-
-
 def kernel_for(spec) -> Kernel:
     """The bulk kernel for a spec, with every rule read from it."""
+    from certify.rules.kernel import rules_kernel  # imported here: it builds on this module's types
+
     try:
-        build = _BUILDERS[spec.family]
-    except KeyError:
-        raise KernelError(f"{spec.name}: no bulk kernel for family {spec.family!r}") from None
-    try:
-        return build(spec)
+        return rules_kernel(spec)
     except KernelError as exc:
         raise KernelError(f"{spec.name}: {exc}") from None

@@ -749,7 +749,13 @@ def _progressive_sheet(name: str, w, counts: Counts) -> WagerSheet:
 
 def par_sheet(spec: RulesSpec) -> ParSheet:
     """The exact PAR sheet of a rules-model spec: a game with no dealer hand by backward induction
-    (``certify.rules.induction``), else the one-decision shape (``ShapeError`` for other shapes)."""
+    (``certify.rules.induction``), a whole-hand replacement against a dealer who redraws by the
+    replacement programme (``certify.analysis.mulligan``), else the one-decision shape
+    (``ShapeError`` for other shapes)."""
+    if replaces_hands(spec):
+        from certify.analysis.mulligan import par_sheet as by_replacement
+
+        return by_replacement(spec)
     if spec.deals("board") and spec.deals("dealer"):  # hold'em against the dealer's hidden hand
         from certify.rules.board import par_sheet as by_board
 
@@ -774,6 +780,13 @@ def par_sheet(spec: RulesSpec) -> ParSheet:
     _check_cycle(wagers[0], counts)
     return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=tuple(wagers),
                     frequencies=frequencies(spec, counts))
+
+
+def replaces_hands(spec: RulesSpec) -> bool:
+    """A game whose decision replaces the whole hand or whose dealer redraws: the shape the
+    replacement programme counts (``certify.analysis.mulligan.replacement_rules`` says what it
+    needs)."""
+    return spec.dealer_redraw is not None or any(o.replace for d in spec.decisions for o in d.options)
 
 
 def _threshold_text(threshold) -> str:

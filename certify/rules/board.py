@@ -163,7 +163,7 @@ def canonical_flops() -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=1)
 def hole_class_table() -> tuple[np.ndarray, tuple]:
     """table[x, y] = the starting-hand class (index into ``hole_classes()``) of the hole {x, y}."""
-    from certify.analysis.holdem_bonus import class_of_hole, hole_classes
+    from certify.rules.board_streets import class_of_hole, hole_classes
 
     classes = hole_classes()
     index = {c.name: i for i, c in enumerate(classes)}
@@ -399,7 +399,7 @@ def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerShee
 
 
 def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[list[dict], list[str]]:
-    from certify.analysis.holdem_bonus import RANKS
+    from certify.cards import RANKS
     from certify.rules import board_kernel as kernel
 
     pre, flop, river = bc.shape.stages
@@ -463,7 +463,12 @@ def side_sheets(spec: RulesSpec, bc: BoardCounts) -> list[WagerSheet]:
 
 
 def par_sheet(spec: RulesSpec) -> ParSheet:
-    """The exact PAR sheet: main game with the derived strategy, then each side wager."""
+    """The exact PAR sheet: main game with the derived strategy, then each side wager (a game with
+    a wager on each street: ``certify.rules.board_streets``)."""
+    from certify.rules import board_streets
+
+    if board_streets.is_street_shape(spec):
+        return board_streets.par_sheet(spec)
     bc = counts_of(spec)
     main = main_sheet(spec, bc)
     choices = preflop_choices(bc)
@@ -509,7 +514,10 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     PAR sheet's rows (``main_sheet``, ``side_sheets``), so a simulation is tallied against them."""
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
     from certify.rules import board_kernel as kernel
+    from certify.rules import board_streets
 
+    if board_streets.is_street_shape(spec):  # a wager on each street: the spec strategy's kernel
+        return board_streets.street_kernel(spec)
     bc = counts_of(spec) if bc is None else bc
     shape = bc.shape
     base, unit, den = _scaled(shape)
@@ -557,11 +565,17 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
               "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
               "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
               "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
-    return Kernel("rules", 9, 9, wagers, "7", params)
+    return Kernel(9, 9, wagers, "7", params)
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
     from certify.rules import board_kernel as kernel
+
+    if p.get("streets"):
+        from certify.rules.board_streets import play_rounds as play_streets
+
+        play_streets(decks, p, ev, dealt)
+        return
 
     out = np.empty((decks.shape[0], ev.shape[1]), np.int64)
     kernel.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],

@@ -38,7 +38,7 @@ _POW5 = 5 ** np.arange(13, dtype=np.int64)  # base-5 keys of rank multisets: sum
 
 def _colex_hands() -> np.ndarray:
     """Every five-card hand (sorted cards) in colex order: row i is the hand of colex rank i."""
-    from certify.analysis.holdem_kernel import all_boards  # every 5-subset of range(n), colex
+    from certify.rules.board_streets_kernel import all_boards  # every 5-subset of range(n), colex
 
     return all_boards(52).astype(np.int64)
 

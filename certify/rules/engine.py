@@ -3,7 +3,8 @@
 ``RulesRound`` plays every spec whose steps are a first deal then decisions and board deals
 (``round_plan``): the one-decision shape (Three Card Poker), decisions between board deals with
 pull-backs (Let It Ride) or raises of several sizes and ``skipped_when_made`` (Ultimate Texas
-Hold'em). Round flow: ``place_wager(seat=, wager=, amount=)`` for the unit wager (the Ante; the
+Hold'em), a whole-hand replacement against a dealer who redraws (Five Card Mulligan: ``redraw``
+after a ``replace`` option, ``dealer_redraw`` when the first hand does not stand). Round flow: ``place_wager(seat=, wager=, amount=)`` for the unit wager (the Ante; the
 ``with_unit`` wagers are placed with it) and side wagers -> ``lock_out()`` (when a progressive
 locks coin-in) -> ``deal(hands=, dealer=)`` (the cards as dealt: a seat with a wrong count is a
 dead hand, a dealer with a wrong count a misdeal, as the spec's ``misdeal`` says) -> ``act(seat=,
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import combinations
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -26,7 +28,7 @@ import numpy as np
 from certify.games.base import ZERO, IllegalAction, Round, cents_down, make_event, money, replay
 from certify.hands import eval3_nb, rank_hand
 from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _line_pays, one_decision, settle_unit
-from certify.rules.model import RANKINGS, DealStep, DecideStep, RulesSpec, ranking_categories
+from certify.rules.model import RANKINGS, DealerRedrawStep, DealStep, DecideStep, RulesSpec, ranking_categories
 
 
 def hand_value(spec: RulesSpec, cards: Sequence[int]) -> int:
@@ -119,6 +121,16 @@ def card_line(lines, cards: Sequence[int], dealer_cards: Sequence[int] = ()) -> 
     return None
 
 
+def card_lines_net(settle, amount: Decimal, cards: Sequence[int], dealer: Sequence[int], folded: bool) -> Decimal:
+    """Net of a ``card_lines`` wager: the first line the player's first cards (and the dealer's,
+    for a line asking) match pays its odds; no line, or a fold when not ``paid_on_fold``: lost."""
+    if folded and not settle.paid_on_fold:
+        return -amount
+    i = card_line(settle.lines, tuple(cards)[:settle.cards], dealer)
+    odds = None if i is None else settle.lines[i].pays
+    return -amount if odds is None else amount * odds
+
+
 @dataclass(frozen=True)
 class RoundPlan:
     """The round as the engine plays it: ``player`` / ``dealer`` cards at the deal, then the
@@ -145,23 +157,21 @@ def round_plan(spec: RulesSpec) -> RoundPlan:
     stages: list = []
     for step in steps:
         if isinstance(step, DecideStep):
-            if any(o.replace for o in step.options):
-                why.append(f"options that fold, check, add or pull back wagers ({step.decide} replaces the hand)")
-            stages.append(("decide", step))
+            stages.append(("decide", step))  # an option may replace the whole hand (``redraw``)
+        elif isinstance(step, DealerRedrawStep):
+            stages.append(("dealer_redraw", step.dealer_redraw))
         elif isinstance(step, DealStep) and step.deal == "board":
             if stages and stages[-1][0] == "board":
                 stages[-1] = ("board", stages[-1][1] + step.cards)
             else:
                 stages.append(("board", step.cards))
         else:
-            why.append("after the first deal only decisions and board cards (no later cards to a seat or the "
-                       "dealer, no dealer redraw)")
+            why.append("after the first deal only decisions, board cards and a dealer redraw (no later cards to "
+                       "a seat or the dealer)")
     for name, w in spec.wagers.items():
         settle = w.settle
-        if settle.kind == "card_lines":
-            why.append(f"no card_lines wager ({name})")
         table = settle.pay_table or settle.progressive
-        if table is not None and table.hand != "player":
+        if table is not None and table.hand not in ("player", "player_first"):
             why.append(f"pay tables on the player's own hand ({name}: {table.hand})")
     if why:
         raise ShapeError(f"{spec.name}: the round engine plays games with " + "; ".join(dict.fromkeys(why)))
@@ -187,6 +197,18 @@ def main_net(spec: RulesSpec, w, amount: Decimal, value: int, dealer_value: int 
     return amount * _decimal(settle_unit(spec, settle, cell, category))
 
 
+def pay_table_stands(spec: RulesSpec, p, decisions: Sequence[str], value: int, dealer_value: int | None) -> bool:
+    """Whether a pay-table wager is still paid by its table: not lost by an option the seat took
+    (``lost_on``: a Mulligan's Bonus), and the showdown meets its ``when`` (the player's final
+    hand against the dealer's, as ``settle_unit`` reads it)."""
+    if set(p.lost_on) & set(decisions):
+        return False
+    if p.when == "always" or dealer_value is None:
+        return True
+    cell = dealer_cell(spec, value, dealer_value)
+    return cell in ((WIN, NQ) if p.when == "player_beats_dealer" else (WIN, TIE, NQ))
+
+
 class RulesRound(Round):
     """The round of any rules-model spec whose steps are a first deal (cards to each seat and to
     the dealer), then decisions and board deals in the spec's order (``round_plan``).
@@ -197,8 +219,7 @@ class RulesRound(Round):
     board step, ``deal_board(cards=)`` -> ... -> the showdown: the dealer's hand revealed, every
     seat settled. ``next_step()`` names what the round waits for."""
 
-    family = "rules"
-    input_kinds = ("place_wager", "lock_out", "deal", "act", "deal_board", "void_seat")
+    input_kinds = ("place_wager", "lock_out", "deal", "act", "deal_board", "void_seat", "redraw", "dealer_redraw")
 
     def __init__(self, spec: RulesSpec, balances=None, seats: int | None = None, meter=None):
         self.plan = round_plan(spec)  # the shape this engine plays (ShapeError otherwise)
@@ -215,6 +236,10 @@ class RulesRound(Round):
         self._acted: set[int] = set()  # seats that decided at the current decision
         self._pulled: dict[int, list[str]] = {}  # wagers returned by a pull-back, per seat
         self._unit: dict[int, Decimal] = {}  # the unit wager placed, per seat (it may be pulled back)
+        self._first: dict[int, tuple[int, ...]] = {}  # a seat's first hand, once it replaced it
+        self._awaiting: list[int] = []  # seats that replaced their hand and await the new cards
+        self._dealer_first: tuple[int, ...] = ()  # the dealer's first hand, once redrawn
+        self._revealed = False  # the dealer's first hand shown at a redraw step
 
     @classmethod
     def from_open(cls, spec, event):
@@ -231,18 +256,11 @@ class RulesRound(Round):
         return {n: w.multiple_of_unit for n, w in self.spec.wagers.items() if w.made == "with_unit"}
 
     def _most_added(self) -> Decimal:
-        """The most the decisions can add in a hand, in unit wagers (a fold ends the hand; a
-        decision is skipped once a wager in its ``skipped_when_made`` is made)."""
+        """The raise ``balance_covers_raise_at_deal`` asks the balance to cover with the unit
+        wager, in unit wagers: the largest the first decision can add (the Play, the Flop bet).
+        Later wagers are offered only when the balance covers them (``legal_actions``)."""
         decisions = self.plan.decisions
-
-        def most(d: int, made: frozenset) -> Decimal:
-            if d == len(decisions):
-                return ZERO
-            if made & set(decisions[d].skipped_when_made):
-                return most(d + 1, made)
-            return max(ZERO if o.fold else sum(o.add.values(), ZERO) + most(d + 1, made | set(o.add))
-                       for o in decisions[d].options)
-        return most(0, frozenset())
+        return max((sum(o.add.values(), ZERO) for o in decisions[0].options), default=ZERO) if decisions else ZERO
 
     def place_wager(self, seat: int, wager: str, amount) -> None:
         amount = money(amount)
@@ -381,18 +399,26 @@ class RulesRound(Round):
                      if s.can_cover(unit * sum(o.add.values(), ZERO)) and all(w in s.wagers for w in o.pull_back))
 
     def next_step(self) -> tuple[str, int | None] | None:
-        """What the round waits for: ("act", seat), ("deal_board", None) or None."""
-        if self.phase == "board":
-            return ("deal_board", None)
+        """What the round waits for: ("act", seat), ("redraw", seat) (a seat that replaced its hand),
+        ("deal_board", None), ("dealer_redraw", None) or None."""
+        if self.phase in ("board", "dealer_redraw"):
+            return ("deal_board" if self.phase == "board" else "dealer_redraw", None)
         for s in self.seats:
+            if s.index in self._awaiting:
+                return ("redraw", s.index)
             if self.legal_actions(s.index):
                 return ("act", s.index)
         return None
 
     @property
     def cards_awaited(self) -> int:
-        """The board cards the round waits for (0 when it waits for none)."""
-        return self.plan.stages[self.stage][1] if self.phase == "board" else 0
+        """The cards the round waits for: the board step's, the dealer's redraw, a seat's new hand
+        (0 when it waits for none)."""
+        if self.phase == "board":
+            return self.plan.stages[self.stage][1]
+        if self.phase == "dealer_redraw":
+            return self.plan.stages[self.stage][1].cards
+        return self.plan.player if self._awaiting else 0
 
     def view(self, seat: int) -> "RulesView":
         """What a player sees at the decision (a strategy decides with it)."""
@@ -433,17 +459,78 @@ class RulesRound(Round):
             s.wagers[name] = s.wagers.get(name, ZERO) + unit * multiple
         if option.fold:
             s.status = "folded"
+        if option.replace:
+            self._first[seat] = s.cards
+            self._awaiting.append(seat)
         self._advance()
+
+    def _fresh(self, cards: tuple[int, ...]) -> bool:
+        """Distinct cards of the deck that nobody has been dealt in this round."""
+        seen = set(self.dealer) | set(self._dealer_first) | set(self.board) | {c for s in self.seats for c in s.cards}
+        seen |= {c for hand in self._first.values() for c in hand}
+        return len(set(cards)) == len(cards) and all(0 <= c < 52 and c not in seen for c in cards)
+
+    def redraw(self, seat: int, cards: Sequence[int]) -> None:
+        """The new hand of a seat that took an option with ``replace`` (as many cards as its first)."""
+        cards = tuple(int(c) for c in cards)
+        args = dict(seat=seat, cards=cards)
+        s = self._seat("redraw", **args)
+        if seat not in self._awaiting:
+            self._reject("redraw", f"seat {seat} has not replaced its hand: no new cards are awaited", **args)
+        if not self._fresh(cards):
+            self._reject("redraw", "the new cards must come from the rest of the deck (not dealt yet)", **args)
+        self._record("redraw", **args)
+        self._awaiting.remove(seat)
+        s.cards = cards
+        if len(cards) != self.plan.player:
+            reason = f"wrong card count: {len(cards)} new cards to seat {seat}, expected {self.plan.player}"
+            if self.spec.misdeal.player_wrong_count == "void_round":
+                self._misdeal(f"void round: {reason}")
+                return
+            self._dead(s, f"dead hand: {reason}")
+        self._advance()
+
+    def dealer_redraw(self, cards: Sequence[int]) -> None:
+        """The dealer's new hand, when the first did not meet the redraw step's ``stands_on``."""
+        cards = tuple(int(c) for c in cards)
+        args = dict(cards=cards)
+        self._expect_phase(("dealer_redraw",), "dealer_redraw", **args)
+        if not self._fresh(cards):
+            self._reject("dealer_redraw", "the dealer's new cards must come from the rest of the deck (not dealt yet)",
+                         **args)
+        self._record("dealer_redraw", **args)
+        rule = self.plan.stages[self.stage][1]
+        self._dealer_first, self.dealer = self.dealer, cards
+        if len(cards) != rule.cards:
+            self._misdeal(f"misdeal: wrong card count: {len(cards)} new cards to the dealer, expected {rule.cards}",
+                          progressive_only=self.spec.misdeal.dealer_wrong_count == "progressive_only")
+            return
+        self.phase, self.stage = "decisions", self.stage + 1
+        self._advance()
+
+    def _dealer_redraws(self, rule) -> bool:
+        """At a redraw step: the dealer's first hand revealed; whether it is replaced (it does not
+        meet ``stands_on`` and a seat still plays)."""
+        stands = hand_value(self.spec, self.dealer) >= self.spec.threshold_value(rule.stands_on)
+        self._record("reveal", dealer=self.dealer, stands=stands)
+        self._revealed = True
+        return not stands and any(s.status == "live" for s in self.seats)
 
     def _advance(self) -> None:
         """Past every decision nobody has left to make, to the next board step or the showdown."""
+        self._awaiting = [i for i in self._awaiting if self.seats[i].status == "live"]  # a voided seat draws none
         while self.phase == "decisions" and self.stage < len(self.plan.stages):
             kind, _ = self.plan.stages[self.stage]
             if kind == "decide":
-                if any(self._decides(s) for s in self.seats):
+                if any(self._decides(s) for s in self.seats) or self._awaiting:
                     return
                 self.stage += 1
                 self._acted = set()
+            elif kind == "dealer_redraw":
+                if self._dealer_redraws(self.plan.stages[self.stage][1]):
+                    self.phase = "dealer_redraw"
+                    return
+                self.stage += 1
             elif self._anything_to_deal_for():
                 self.phase = "board"
                 return
@@ -480,7 +567,8 @@ class RulesRound(Round):
         if showdown and self.plan.dealer and self._value(self.dealer) is not None:
             dv = self._value(self.dealer)
             qualifies = spec.dealer.qualifies is None or dv >= spec.threshold_value(spec.dealer.qualifies)
-            self._record("reveal", dealer=self.dealer, qualifies=qualifies)
+            if not self._revealed:  # a redraw step showed the dealer's first hand already
+                self._record("reveal", dealer=self.dealer, qualifies=qualifies)
         values = {s.index: self._value(s.cards) for s in seats}
         categories = ranking_categories(spec.ranking)
         prog = self.progressive
@@ -500,10 +588,21 @@ class RulesRound(Round):
                     if not showdown and name != prog:
                         s.net[name] = ZERO
                         continue
+                    if w.settle.card_lines is not None:  # on the first cards: known whenever it folds
+                        s.net[name] = card_lines_net(w.settle.card_lines, amount, s.cards, self.dealer, folded)
+                        continue
                     if value is None:  # folded before the hand was complete
                         s.net[name] = -amount
                         continue
-                    s.net[name] = _side_net(spec, w, amount, value, folded, self.meter, royals)
+                    paid_by = w.settle.pay_table or w.settle.progressive
+                    if w.settle.pay_table is not None and not pay_table_stands(spec, w.settle.pay_table, s.decisions,
+                                                                               value, dv):
+                        s.net[name] = -amount
+                        continue
+                    hand = value
+                    if paid_by.hand == "player_first" and s.index in self._first:  # the hand before a replace
+                        hand = self._value(self._first[s.index])
+                    s.net[name] = _side_net(spec, w, amount, hand, folded, self.meter, royals)
                     if name == prog and s.net[name] > -amount:
                         entry = getattr(w.settle.progressive.pays, categories[value >> 20])
                         if entry.meter_percent is not None:
@@ -538,8 +637,14 @@ def play_round(spec: RulesSpec, deck: Sequence[int], antes: Sequence, balances=N
     """One round from a shuffled deck: k cards to each seat in turn, then the dealer's.
     ``sides``: per seat, the side wagers placed after the Ante ({wager: amount}); ``meter``: the
     progressive meter before the round (the spec's reset when None); ``strategy``: an object with
-    ``decide(view)`` (default: the spec's strategy)."""
-    rules = one_decision(spec)
+    ``decide(view)`` (default: the spec's strategy). A game of another shape is played by
+    ``play_deck`` (board steps, several decisions, a replace or a dealer redraw; the same deck
+    positions for the first deal)."""
+    try:
+        rules = one_decision(spec)
+    except ShapeError:
+        return play_deck(spec, deck, antes, strategy if strategy is not None else strategy_from_spec(spec),
+                         sides=sides, balances=balances, meter=meter)
     n = len(antes)
     rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n, meter=meter)
     for i, ante in enumerate(antes):
@@ -582,25 +687,85 @@ class RulesView:
 
 
 class SpecStrategy:
-    """The spec's strategy at its one decision, as the family engines' ``strategy_from_spec``
-    objects (``decide(view)``): what ``certify audit`` and ``certify drive`` play and compare with."""
+    """The spec's strategy, an object with ``decide(view)`` (``strategy_from_spec``):
+    what ``certify audit`` and ``certify drive`` play and compare with. At the decision the view
+    names (the one decision of the one-decision shape), on the seat's cards."""
 
     def __init__(self, spec: RulesSpec):
-        rules = one_decision(spec)
-        self.spec, self.decision, self.options = spec, rules.decision, rules.options
+        try:
+            rules = one_decision(spec)
+            self.decision, self.options = rules.decision, rules.options
+        except ShapeError:  # another shape: the view names the decision
+            if spec.strategy is None:
+                raise
+            self.decision, self.options = None, [o for d in spec.decisions for o in d.options]
+        self.spec = spec
 
     def decide(self, view: RulesView) -> str:
-        """The strategy's option; one the balance cannot cover gives way to folding."""
-        want = strategy_option(self.spec, self.decision, hand_value(self.spec, view.cards))
+        """The strategy's option; one the balance cannot cover gives way to folding (or the first
+        legal option)."""
+        decision = self.decision or view.decision
+        want = strategy_option(self.spec, decision, hand_value(self.spec, view.cards))
         if want in view.legal:
             return want
         return next((o.name for o in self.options if o.fold and o.name in view.legal), view.legal[0])
 
 
-def strategy_from_spec(spec: RulesSpec) -> "SpecStrategy | DerivedStrategy":
-    """The strategy a lab's automated play declares: the spec's own at its one decision
-    (``SpecStrategy``), else the optimal strategy the analysis derives and the PAR sheet is of
+def rule_met(spec: RulesSpec, rule, cards: Sequence[int], board: Sequence[int] = ()) -> bool:
+    """Whether a hand meets every condition of a strategy rule (``StrategyRule``): ``at_least``
+    on the hand so far (own cards and board), ``hands`` on the first two cards' starting hand,
+    ``hole_card_plays``: a pocket pair, a hole card's rank on the board, or a straight or better."""
+    from certify.rules.board_streets import class_of_hole
+
+    if rule.hands is not None and class_of_hole(int(cards[0]), int(cards[1])) not in rule.hands:
+        return False
+    value = None
+    if rule.at_least is not None or rule.hole_card_plays:
+        hand = [int(c) for c in cards] + [int(c) for c in board]
+        value = hand_value(spec, hand) if len(hand) in (3, 5, 7) or spec.ranking != "best_five" \
+            else max(rank_hand(list(five)) for five in combinations(hand, 5))
+    if rule.at_least is not None and value < spec.threshold_value(rule.at_least):
+        return False
+    if rule.hole_card_plays:
+        ranks = {int(c) >> 2 for c in cards[:2]}
+        categories = ranking_categories(spec.ranking)
+        straight = categories.index("straight") if "straight" in categories else len(categories)
+        if not (len(ranks) == 1 or ranks & {int(c) >> 2 for c in board} or (value >> 20) >= straight):
+            return False
+    return True
+
+
+class RuleStrategy:
+    """The spec's strategy at every decision (``strategy.decisions``), its rules tried in order on
+    what the player sees (``rule_met``): a game with several decisions, or rules beyond a threshold."""
+
+    def __init__(self, spec: RulesSpec):
+        self.spec = spec
+
+    def option(self, decision: str, cards: Sequence[int], board: Sequence[int] = ()) -> str:
+        for rule in self.spec.strategy.decisions[decision]:
+            if rule_met(self.spec, rule, cards, board):
+                return rule.option
+        raise ValueError(f"no strategy rule applies at {decision!r}")
+
+    def decide(self, view: "RulesView") -> str:
+        """The strategy's option; one the balance cannot cover gives way to an option that adds
+        nothing (a check, else a fold)."""
+        want = self.option(view.decision, view.cards, view.board)
+        if want in view.legal:
+            return want
+        cheap = [o for o in view.legal if not self.spec.option(o).add]
+        return next((o for o in cheap if not self.spec.option(o).fold), cheap[0] if cheap else view.legal[0])
+
+
+def strategy_from_spec(spec: RulesSpec) -> "SpecStrategy | RuleStrategy | DerivedStrategy":
+    """The strategy a lab's automated play declares: the spec's own (``RuleStrategy`` where it has
+    several decisions or rules beyond a threshold, else ``SpecStrategy``), else, where the spec
+    states none, the optimal strategy the analysis derives and the PAR sheet is of
     (``DerivedStrategy``: Let It Ride, Ultimate Texas Hold'em; building it counts the game)."""
+    if spec.strategy is not None and (len(spec.decisions) > 1 or any(
+            r.hands is not None or r.hole_card_plays for rules in spec.strategy.decisions.values() for r in rules)):
+        return RuleStrategy(spec)
     try:
         return SpecStrategy(spec)
     except ShapeError:
@@ -666,18 +831,20 @@ class DerivedStrategy:
         return next((o for o in view.legal if self.spec.option(o).fold), view.legal[0])
 
 
-def play_deck(spec: RulesSpec, deck: Sequence[int], antes: Sequence, strategy, sides: dict | None = None,
-              balances=None) -> RulesRound:
+def play_deck(spec: RulesSpec, deck: Sequence[int], antes: Sequence, strategy, sides: dict | Sequence | None = None,
+              balances=None, meter=None) -> RulesRound:
     """One round of any shape the engine plays, from a shuffled deck, every seat deciding by
     ``strategy.decide(view)``: the first deal's cards to each seat in turn, then the dealer's,
-    then each board step's in order (one seat: the bulk kernels' deck positions). ``sides``:
-    side wager name -> amount, placed by every seat."""
+    then each later step's cards in the order the round awaits them (a board step, a seat's new
+    hand after a replace, the dealer's redraw; one seat: the bulk kernels' deck positions).
+    ``sides``: side wager name -> amount, placed by every seat (or a list of them, one per seat)."""
     n = len(antes)
-    rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n)
+    per_seat = list(sides) if isinstance(sides, (list, tuple)) else [sides or {}] * n
+    rnd = RulesRound(spec, balances=balances if balances is not None else [None] * n, meter=meter)
     for i, ante in enumerate(antes):
         try:
             rnd.place_wager(seat=i, wager=spec.unit, amount=money(ante))
-            for name, amount in (sides or {}).items():
+            for name, amount in per_seat[i].items():
                 rnd.place_wager(seat=i, wager=name, amount=money(amount))
         except IllegalAction as exc:
             rnd.void_seat(seat=i, reason=exc.reason)
@@ -692,6 +859,12 @@ def play_deck(spec: RulesSpec, deck: Sequence[int], antes: Sequence, strategy, s
             rnd.act(seat=seat, action=strategy.decide(rnd.view(seat)))
         else:
             n_cards = rnd.cards_awaited
-            rnd.deal_board(cards=tuple(deck[position:position + n_cards]))
+            cards = tuple(deck[position:position + n_cards])
+            if kind == "redraw":
+                rnd.redraw(seat=seat, cards=cards)
+            elif kind == "dealer_redraw":
+                rnd.dealer_redraw(cards=cards)
+            else:
+                rnd.deal_board(cards=cards)
             position += n_cards
     return rnd

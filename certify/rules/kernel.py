@@ -18,14 +18,18 @@ import numpy as np
 from numba import njit
 
 from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
-from certify.hands import eval3_nb, eval5_nb
-from certify.rules.analysis import ShapeError, _category_name, _fraction, _line_pays, main_events, one_decision
+from certify.hands import CATEGORY_NAMES, eval3_nb, eval5_nb
+from certify.rules.analysis import (
+    ShapeError, _category_name, _fraction, _line_pays, main_events, one_decision, replaces_hands,
+)
 from certify.rules.model import RulesSpec, ranking_categories
 
 MAX_SIDE = 4  # side wagers a kernel tallies
 
 
 def rules_kernel(spec: RulesSpec) -> Kernel:
+    if replaces_hands(spec):  # a whole-hand replacement against a dealer who redraws
+        return replacement_kernel(spec)
     if spec.deals("board") and spec.deals("dealer"):  # hold'em against the dealer: certify.rules.board
         from certify.rules.board import board_kernel
 
@@ -69,7 +73,7 @@ def rules_kernel(spec: RulesSpec) -> Kernel:
     }
     labels = tuple(_category_name(c) for c in ranking_categories(spec.ranking))
     exact = tuple(int(n) for n in np.bincount(_dealt_categories(spec.ranking, rules.k), minlength=len(labels)))
-    return Kernel("rules", 2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
+    return Kernel(2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
 
 
 def strategy_rules(spec: RulesSpec, rules) -> tuple[np.ndarray, np.ndarray]:
@@ -182,6 +186,9 @@ def _play(decks, k, three_card, qualify, rule_value, rule_option, index, fold, s
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
+    if p.get("replacement"):
+        _play_replacement_rounds(decks, p, ev, dealt)
+        return
     if p.get("board"):
         from certify.rules.board import play_rounds as play_board
 
@@ -256,7 +263,7 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
     params = {"first": first, "first_table": first_table, "second": len(decisions) == 2, "stake": stake, "den": den,
               "pay": pay, "lines": lines, "path_of": path_of, "tie_order": tie_order, "index": index,
               "second_table": second_table}
-    return Kernel("rules", 5, 5, [main], "5", dict(params, induction=True))
+    return Kernel(5, 5, [main], "5", dict(params, induction=True))
 
 
 @njit(cache=True)
@@ -363,3 +370,89 @@ def _play_induction(decks, first, first_table, second, second_table, path_of, li
             if value >= lines[w]:
                 code += 1 << w
         ev[r, 0] = index[path_of[o1, o2], code]
+
+
+# ---------------------------------------------------------------- a whole-hand replacement, a dealer who redraws
+WHEN_CODES = {"always": 0, "player_beats_dealer": 1, "player_beats_or_ties_dealer": 2}
+
+
+def replacement_kernel(spec: RulesSpec) -> Kernel:
+    """The shape the replacement programme counts (``certify.analysis.mulligan.replacement_rules``:
+    stand or replace the five cards, the dealer redraws below a threshold), playing the spec's
+    threshold strategy. Deck positions: player 0-4, dealer 5-9; a replaced hand takes the next
+    five (10-14), then the dealer's redraw the five after (10-14 if the player stood, else 15-19).
+    Events as the sheet names them: ``win with <category>, bet 1|2``, ``tie, bet N``, ``lose, bet N``
+    (bet 2: after a replace, the Ante and the wager it adds at risk); the side wager's paid
+    categories (highest first), then ``no win``."""
+    from certify.analysis.mulligan import mulligan_rules
+
+    try:
+        rules = mulligan_rules(spec)
+    except ShapeError as exc:
+        raise KernelError(str(exc)) from None
+    events, nets = [], []
+    for units, stake in (("1", Fraction(1)), ("2", rules.bet2)):
+        for c in range(len(CATEGORY_NAMES)):
+            events.append(f"win with {CATEGORY_NAMES[c]}, bet {units}")
+            nets.append(rules.win(c, stake))
+        events += [f"tie, bet {units}", f"lose, bet {units}"]
+        nets += [Fraction(0), -stake]
+    wagers = [WagerEvents("main", events, nets, _scale(nets))]
+    side_paid = np.zeros(len(CATEGORY_NAMES), np.int64)  # 1 + the side event of each category; 0: no win
+    if rules.bonus_name is not None:
+        side_events, side_nets = [], []
+        for c in reversed(range(len(CATEGORY_NAMES))):
+            if rules.bonus_odds[c] is not None:
+                side_paid[c] = len(side_events) + 1
+                side_events.append(CATEGORY_NAMES[c])
+                side_nets.append(rules.bonus_odds[c])
+        wagers.append(WagerEvents(rules.bonus_name.lower(), side_events + ["no win"], side_nets + [Fraction(-1)],
+                                  _scale(side_nets + [Fraction(-1)])))
+    params = {"replacement": True, "stand": rules.spec_stand_value, "dealer_stands": rules.stands_value,
+              "bonus_paid": side_paid, "bonus_when": WHEN_CODES[rules.bonus_when],
+              "bonus_lost_on_mulligan": rules.bonus_lost_on_mulligan,
+              # the side wager is paid on the first hand; only a seeded fault turns this on
+              "bonus_on_final_hand": False, "side": rules.bonus_name is not None}
+    return Kernel(20, 10, wagers, "5", params)
+
+
+@njit(cache=True)
+def _play_replacement(decks, stand, dealer_stands, bonus_paid, bonus_when, lost_on_replace, on_final_hand, side,
+                      ev, dealt):
+    n_cat = bonus_paid.shape[0]
+    no_win = 0
+    for c in range(n_cat):
+        no_win = max(no_win, bonus_paid[c])
+    for r in range(decks.shape[0]):
+        d = decks[r]
+        first = eval5_nb(d[0], d[1], d[2], d[3], d[4])
+        dealt[r] = first >> 20
+        nxt = 10
+        p = first
+        replaced = first < stand
+        if replaced:
+            p = eval5_nb(d[10], d[11], d[12], d[13], d[14])
+            nxt = 15
+        q = eval5_nb(d[5], d[6], d[7], d[8], d[9])
+        if q < dealer_stands:
+            q = eval5_nb(d[nxt], d[nxt + 1], d[nxt + 2], d[nxt + 3], d[nxt + 4])
+        base = n_cat + 2 if replaced else 0
+        if p > q:
+            ev[r, 0] = base + (p >> 20)
+        elif p == q:
+            ev[r, 0] = base + n_cat
+        else:
+            ev[r, 0] = base + n_cat + 1
+        if side:
+            e = bonus_paid[(p if on_final_hand else first) >> 20]
+            alive = not (replaced and lost_on_replace)
+            if bonus_when == 1:
+                alive = alive and p > q
+            elif bonus_when == 2:
+                alive = alive and p >= q
+            ev[r, 1] = e - 1 if e > 0 and alive else no_win
+
+
+def _play_replacement_rounds(decks, p, ev, dealt) -> None:
+    _play_replacement(decks, p["stand"], p["dealer_stands"], p["bonus_paid"], p["bonus_when"],
+                      p["bonus_lost_on_mulligan"], p["bonus_on_final_hand"], p["side"], ev, dealt)

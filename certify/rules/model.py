@@ -1,8 +1,7 @@
 """The rules model: a house-banked poker game as data (``model: rules/1``), see docs/rules-model.md.
 
 A spec written in the model is a ``RulesSpec``. ``certify.spec.load_spec`` returns one for a YAML
-file whose top level has ``model: rules/1`` (the six family specs, which have ``family:``, load as
-before). Validation is in two passes, both reported as ``file:line: field.path: expectation``:
+file whose top level has ``model: rules/1`` (every spec: a file without it is refused). Validation is in two passes, both reported as ``file:line: field.path: expectation``:
 
 1. the shape (pydantic, unknown fields refused; money, odds, ranks and ``HandThreshold`` are the
    types of ``certify.spec``);
@@ -205,6 +204,15 @@ class CardLine(Model):
     paired: bool | None = None
     dealer_ranks: list[Annotated[str, BeforeValidator(lambda v: str(v).strip().upper())]] | None = None
     pays: PayEntry
+    label: str | None = Field(default=None, description="the line's event in the PAR sheet (default: "
+                                                         "written from the pattern)")
+
+    @model_serializer(mode="wrap")
+    def _without_unset_label(self, handler):
+        data = handler(self)  # left out when not given, as StrategyRule's conditions
+        if isinstance(data, dict) and data.get("label") is None:
+            data.pop("label", None)
+        return data
 
     @model_validator(mode="after")
     def _ranks_parse(self) -> "CardLine":
@@ -303,9 +311,35 @@ class MisdealRule(Model):
     player_wrong_count: Literal["dead_hand_wagers_returned", "void_round"] = "dead_hand_wagers_returned"
 
 
+STARTING_HAND = r"^[2-9TJQKA]{2}[so]?$"  # "TT", "AKs", "72o": high rank first
+
+
 class StrategyRule(Model):
+    """One rule: the option, taken when the hand meets every condition given (none: always).
+    ``at_least``: the hand so far (own cards and board) meets the threshold; ``hands``: the first
+    two cards are one of these starting hands ("AKs", "72o", "TT"; high rank first);
+    ``hole_card_plays``: a hole card is part of the hand -- a pocket pair, a hole card's rank on the
+    board, or a straight or better (whose five cards a hole card almost always completes)."""
+
     option: str
     at_least: HandThreshold | None = None
+    hands: list[Annotated[str, Field(pattern=STARTING_HAND)]] | None = None
+    hole_card_plays: bool | None = None
+
+    @property
+    def conditional(self) -> bool:
+        return self.at_least is not None or self.hands is not None or bool(self.hole_card_plays)
+
+    @model_serializer(mode="wrap")
+    def _without_unset_conditions(self, handler):
+        # left out when not given: the dump of every spec written before these fields is unchanged
+        # (the PAR-sheet cache and the golden sheets are keyed by it)
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("hands", "hole_card_plays"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
 
 class Strategy(Model):
@@ -336,10 +370,6 @@ class RulesSpec(Model):
     strategy: Strategy | None = None
 
     # ---- what the rest of the suite asks of any spec
-    @property
-    def family(self) -> str:
-        return "rules"
-
     def limit(self, wager: str):
         return self.wagers[wager]
 
@@ -430,8 +460,18 @@ class RulesSpec(Model):
                         out.append((where + (j, "option"), f"expected one of {', '.join(names)}, got {rule.option!r}"))
                     if rule.at_least is not None:
                         out.extend(self._threshold_problem(where + (j, "at_least"), rule.at_least, self.ranking))
-                if not rules or rules[-1].at_least is not None:
-                    out.append((where, "the last rule must have no at_least (what to do otherwise)"))
+                if not rules or rules[-1].conditional:
+                    out.append((where, "the last rule must have no condition (what to do otherwise)"))
+                for j, rule in enumerate(rules):
+                    if rule.hands is not None and self.deals("player")[:1] != [] and self.deals("player")[0].cards != 2:
+                        out.append((where + (j, "hands"), "starting hands are two cards: the first deal to "
+                                                          "the player must be 2 cards"))
+                    for k, hand in enumerate(rule.hands or []):
+                        if hand[0] != hand[1] and "23456789TJQKA".index(hand[0]) < "23456789TJQKA".index(hand[1]):
+                            out.append((where + (j, "hands", k), f"expected the high rank first, got {hand!r}"))
+                        if (hand[0] == hand[1]) != (len(hand) == 2):
+                            out.append((where + (j, "hands", k), f"expected a pair as \"TT\" or two ranks and s "
+                                                                 f"(suited) or o (offsuit) as \"AKs\", got {hand!r}"))
         return out
 
     def _threshold_problem(self, where: tuple, threshold: HandThreshold, ranking: str) -> list:

@@ -1,9 +1,14 @@
-"""Texas Hold'em Bonus exact analysis: the kernels against brute force, invariants, pay-table and
-rule changes, and (slow) the full computation against the published analysis."""
+"""Texas Hold'em Bonus in the rules model (specs/texas_holdem_bonus.yaml, texas_holdem_bonus_2x.yaml):
+the street-bets analysis (certify.rules.board_streets) against brute force, invariants, pay-table and
+rule changes, (slow) the full computation against the published analysis; and every figure the
+retired hold'em bonus family gave (certify.analysis.holdem_bonus, certify.games.holdem_bonus, its
+kernel): the exact sheets row for row, the bulk kernel deck for deck on the simulation's fixed-seed
+decks, the round engine seat for seat, the procedure scenarios and their negative controls."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 from fractions import Fraction
 from functools import cache
 from itertools import combinations, permutations
@@ -11,13 +16,15 @@ from math import comb
 
 import numpy as np
 import pytest
+import yaml
 
-from certify.analysis import holdem_bonus as hb
-from certify.analysis import holdem_kernel as kernel
 from certify.cards import parse_cards
-from certify.games.holdem_bonus import HoldemView, SimpleStrategy
 from certify.hands import Category, rank_hand
-from certify.spec import load_spec
+from certify.rules import board_streets as hb
+from certify.rules import board_streets_kernel as kernel
+from certify.rules.engine import rule_met
+from certify.rules.model import StrategyRule
+from certify.spec import SPECS_DIR, HandThreshold, SpecError, load_spec
 
 # 11 cards with straights, flushes and many ties: 9h-Ah and Ts-As.
 SMALL_DECK = tuple(parse_cards("9h Th Jh Qh Kh Ah Ts Js Qs Ks As".split()))
@@ -34,12 +41,13 @@ def small_counts(deck=SMALL_DECK, win_pays=Fraction(1), ante_category=STRAIGHT, 
 
 
 def engine_rule(turn_at_least="pair", river_at_least="pair"):
-    """The engine's own strategy object (the readable reference for the spec strategy)."""
-    strategy = SimpleStrategy([], turn_at_least, river_at_least)
+    """The round engine's own reading of a strategy rule (``rule_met``: the readable reference)."""
+    spec = load_spec("texas_holdem_bonus")
+    rules = {street: StrategyRule(option="bet", at_least=HandThreshold(category=category), hole_card_plays=True)
+             for street, category in (("flop", turn_at_least), ("turn", river_at_least))}
 
     def bets(street, hole, board):
-        view = HoldemView(0, street, tuple(hole), tuple(board), Decimal(1), ("check", "bet"))
-        return strategy.decide(view) == "bet"
+        return rule_met(spec, rules[street], hole, board)
     return bets
 
 
@@ -139,7 +147,7 @@ def test_spec_strategy_counts_match_the_engine_strategy_played_out(small):
 
 def test_street_profile_counts_every_board_and_bet(small):
     decisions = hb.hole_decisions(rules(flop=1), small)  # every hole played
-    rows = hb.street_profile(small, decisions)
+    rows = hb.street_profile(rules(flop=1), small, decisions)
     n = len(SMALL_DECK)
     turns = [r for r in rows if r["street"] == "Turn"]
     rivers = [r for r in rows if r["street"] == "River"]
@@ -155,9 +163,9 @@ def test_street_profile_counts_every_board_and_bet(small):
 
 def test_optimal_play_beats_the_spec_strategy(small):
     r = rules()
-    spec = load_spec("texas_holdem_bonus_2x").strategy
+    spec = load_spec("texas_holdem_bonus_2x")
     optimal = hb.main_game_sheet(r, small)
-    simple = hb.main_game_sheet(r, small, "simple", spec_strategy=spec)
+    simple = hb.main_game_sheet(r, small, "simple", strategy=hb.spec_strategy(spec, hb.street_rules(spec)))
     assert optimal.expected_return > simple.expected_return
     assert [row.event for row in optimal.rows] == [row.event for row in simple.rows] == hb.event_names(r)
 
@@ -242,8 +250,9 @@ def test_hole_classes_partition_the_holes():
 
 # ---- the return table built from the counts -----------------------------------------------------
 def rules(flop=2, ante_odds=1, win_pays=1):
-    return hb.HoldemRules(Fraction(flop), Fraction(1), Fraction(1), Fraction(win_pays), STRAIGHT,
-                          Fraction(ante_odds))
+    return hb.StreetRules(("preflop", "turn", "river"), ("flop", "turn", "river"), ("bet_flop", "bet_turn", "bet_river"),
+                          ("fold", "check_turn", "check_river"), Fraction(flop), Fraction(1), Fraction(1),
+                          Fraction(win_pays), STRAIGHT, Fraction(ante_odds))
 
 
 def brute_force_ev(dc, h, r):
@@ -305,36 +314,60 @@ def test_ante_odds_move_the_edge_by_the_strong_wins(small):
 
 
 # ---- the Bonus side bet -------------------------------------------------------------------------
-def test_bonus_counts_by_hand():
-    counts = hb.bonus_counts()
+def spec_copy(tmp_path, name, change):
+    """A modified copy of specs/<name>.yaml (the change applied to its YAML mapping)."""
+    data = yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())
+    change(data)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return load_spec(path)
+
+
+def bonus_lines(data):
+    return data["wagers"]["bonus"]["settle"]["card_lines"]
+
+
+def test_bonus_counts_by_line():
+    spec = load_spec("texas_holdem_bonus")
+    counts = hb.card_line_counts(spec.wagers["bonus"].settle.card_lines.lines)
     dealer = comb(50, 2)
-    assert sum(counts.values()) == comb(52, 2) * dealer
-    assert counts["aces_vs_dealer_aces"] == comb(4, 2) * comb(2, 2)
-    assert counts["aces"] == comb(4, 2) * (dealer - 1)
-    assert counts["ak_suited"] == 4 * dealer and counts["ak_offsuit"] == 12 * dealer
-    assert counts["aq_aj_suited"] == 8 * dealer and counts["aq_aj_offsuit"] == 24 * dealer
-    assert counts["jacks_to_kings"] == 18 * dealer and counts["twos_to_tens"] == 9 * 6 * dealer
+    assert sum(counts) == comb(52, 2) * dealer
+    aa_vs_aa, aa, aks, aqs_ajs, ako, jj_kk, aqo_ajo, tens, other = counts
+    assert aa_vs_aa == comb(4, 2) * comb(2, 2) and aa == comb(4, 2) * (dealer - 1)
+    assert aks == 4 * dealer and ako == 12 * dealer
+    assert aqs_ajs == 8 * dealer and aqo_ajo == 24 * dealer
+    assert jj_kk == 18 * dealer and tens == 9 * 6 * dealer
+    # every hole and dealer hole through the round engine's own line matching (a sample of holes)
+    from certify.rules.engine import card_line
+    lines = spec.wagers["bonus"].settle.card_lines.lines
+    holes = [tuple(parse_cards(h.split())) for h in ("AC AD", "AS KS", "QH AH", "KC AD", "JD JS", "TC 2C", "7H 2D")]
+    brute = [0] * (len(lines) + 1)
+    for hole in holes:
+        for dealer_hole in combinations([c for c in range(52) if c not in hole], 2):
+            i = card_line(lines, hole, dealer_hole)
+            brute[len(lines) if i is None else i] += 1
+    assert hb.card_line_counts(lines, player_holes=holes) == brute
 
 
-def test_bonus_pay_change_moves_the_edge_by_pay_delta_times_probability():
+def test_bonus_pay_change_moves_the_edge_by_pay_delta_times_probability(tmp_path):
     spec = load_spec("texas_holdem_bonus_2x")
-    base = hb.bonus_sheet(spec)
-    pays = spec.bonus.pays.model_copy(update={"aces": spec.bonus.pays.aces + 10})
-    changed = spec.model_copy(update={"bonus": spec.bonus.model_copy(update={"pays": pays})})
-    moved = hb.bonus_sheet(changed)
+    base = hb.card_lines_sheet(spec, "bonus")
+    changed = spec_copy(tmp_path, "texas_holdem_bonus_2x", lambda d: bonus_lines(d)["lines"][1].update(pays=40))
+    moved = hb.card_lines_sheet(changed, "bonus")
     p_aces = Fraction(comb(4, 2) * (comb(50, 2) - 1), comb(52, 2) * comb(50, 2))
     assert base.house_edge - moved.house_edge == 10 * p_aces
 
 
-def test_bonus_forfeited_on_fold_only_when_the_spec_says_so():
+def test_bonus_forfeited_on_fold_only_when_the_spec_says_so(tmp_path):
     spec = load_spec("texas_holdem_bonus_2x")
-    forfeit = spec.model_copy(update={"bonus": spec.bonus.model_copy(update={"paid_on_fold": False})})
+    forfeit = spec_copy(tmp_path, "texas_holdem_bonus_2x", lambda d: bonus_lines(d).update(paid_on_fold=False))
     folded = frozenset({"32o", "TT"})
-    paid = hb.bonus_sheet(spec, folded)
-    lost = hb.bonus_sheet(forfeit, folded)
+    paid = hb.card_lines_sheet(spec, "bonus", folded)
+    lost = hb.card_lines_sheet(forfeit, "bonus", folded)
     tens = Fraction(6 * comb(50, 2), comb(52, 2) * comb(50, 2))
-    assert paid.house_edge == hb.bonus_sheet(spec).house_edge
-    assert lost.house_edge - paid.house_edge == (Fraction(spec.bonus.pays.twos_to_tens) + 1) * tens
+    assert paid.house_edge == hb.card_lines_sheet(spec, "bonus").house_edge
+    assert lost.house_edge - paid.house_edge == (3 + 1) * tens
+    assert lost.rows[-1].event == "folded (Bonus forfeited)"
 
 
 # ---- the full computation (minutes) -------------------------------------------------------------
@@ -363,7 +396,7 @@ def test_full_game_agrees_with_the_published_analysis():
     # The published standard deviation is reproduced to all 7 digits by betting the Turn / River
     # also when indifferent (EV exactly 0: same edge) and leaving the fold row out of the second
     # moment. The exact figure with folds counted is larger; both conventions are shown here.
-    rules = hb.HoldemRules.from_spec(spec)
+    rules = hb.street_rules(spec)
     eager = hb.main_game_sheet(rules, hb.full_deck_counts(rules.ante_category, rules.win_pays,
                                                           bet_when_indifferent=True))
     assert eager.expected_return == main.expected_return
@@ -395,18 +428,163 @@ def test_par_sheet_wiring_with_small_deck_counts(small, monkeypatch):
     sheet = hb.par_sheet(spec)
     assert seen == [(STRAIGHT, Fraction(1), PAIR_RULE)]
     assert [w.name for w in sheet.wagers] == ["main game", hb.SPEC_STRATEGY_WAGER, "Bonus"]
-    assert sheet.main.expected_return == hb.main_game_sheet(hb.HoldemRules.from_spec(spec), small).expected_return
-    assert sheet.wager("Bonus").house_edge == hb.bonus_sheet(spec).house_edge
+    assert sheet.main.expected_return == hb.main_game_sheet(hb.street_rules(spec), small).expected_return
+    assert sheet.wager("Bonus").house_edge == hb.card_lines_sheet(spec, "bonus").house_edge
     d = sheet.to_dict()
     main = d["wagers"][0]
     assert main["exact"] and main["cycle"] == sum(r["combinations"] for r in main["return_table"])
-    assert [r["event"] for r in main["return_table"]] == hb.event_names(hb.HoldemRules.from_spec(spec))
+    assert [r["event"] for r in main["return_table"]] == hb.event_names(hb.street_rules(spec))
 
 
-def test_unknown_preflop_fold_class_is_refused(small):
-    full = hb.DecisionCounts(hb.FULL_DECK, tuple(c.cards for c in hb.hole_classes()), (1,) * 169,
-                             tuple(c.name for c in hb.hole_classes()), np.zeros((169, 4, 4), np.int64),
-                             1, 0.0, rule_counts=np.zeros((169, 4, 4), np.int64))
-    strategy = load_spec("texas_holdem_bonus_2x").strategy.model_copy(update={"preflop_fold": ["23o"]})
-    with pytest.raises(hb.ParError, match="23o"):
-        hb.main_game_sheet(rules(), full, "x", spec_strategy=strategy)
+def test_a_starting_hand_written_low_rank_first_is_refused(tmp_path):
+    def low_first(d):
+        d["strategy"]["decisions"]["preflop"][0]["hands"][0] = "23o"
+    with pytest.raises(SpecError, match=r"strategy\.decisions\.preflop\.0\.hands\.0: expected the high rank first"):
+        spec_copy(tmp_path, "texas_holdem_bonus", low_first)
+
+
+# ---- the retired family's figures ---------------------------------------------------------------
+# Computed by the hold'em bonus family's own code (certify.analysis.holdem_bonus, its golden sheets,
+# certify.games.holdem_bonus, its bulk kernel) before it was deleted: what the model must reproduce.
+NAMES = ["texas_holdem_bonus", "texas_holdem_bonus_2x"]
+PATTERNS = ["flop", "flop+river", "flop+turn", "flop+turn+river"]
+RESULTS = ["win with straight or better", "win below straight", "tie", "lose"]
+MAIN_EVENTS = ["fold"] + [f"{p}: {r}" for p in PATTERNS for r in RESULTS]
+BONUS_EVENTS = ["A-A with dealer A-A", "A-A", "A-K suited", "A-Q or A-J suited", "A-K offsuit", "J-J, Q-Q or K-K",
+                "A-Q or A-J offsuit", "2-2 to 10-10", "other"]
+SPEC_STRATEGY_COMBINATIONS = [5537591136000, 1481876958192, 6751934917200, 1309592201952, 16858236049056,
+                              1006171488456, 2447460895296, 168149243688, 1309840788720, 0, 0, 0, 0, 1978651135672,
+                              11233331485344, 456100224280, 5088683524144]
+COMBINATIONS = {  # of the 55,627,620,048,000 deals per event: the derived (optimal) strategy, the spec's
+    "texas_holdem_bonus": [0, 1144928276236, 5451363801560, 1376151264268, 17422699028336, 644748179460,
+                           2361301465536, 175671736532, 1456802862232, 254173034036, 1351477353576, 143629474740,
+                           2015957865328, 2817740289628, 12656774985808, 567152800780, 5787047629944],
+    "texas_holdem_bonus_2x": [2517086880000, 1084497076456, 5303577440300, 1259295241816, 16192116739508,
+                              605704317744, 2296714158900, 167684526896, 1395994231180, 252214271096, 1247762920836,
+                              135617545176, 1897093891372, 2747822899504, 12372276114124, 547907347792,
+                              5604254445300],
+}
+BONUS_COMBINATIONS = [6, 7344, 4900, 9800, 14700, 22050, 29400, 66150, 1470000]
+# SHA-256 of the derived strategy's table, sorted (hand, decision, exact EV of playing, Turn and River bet
+# rates) rows of the 169 starting hands; and of the spec strategy's (hand, decision, exact EV)
+STRATEGY_TABLE_SHA256 = {"texas_holdem_bonus": "e4855b53c72cf5bf361dd3f516050c89b64970700c380e84f181cd96d45ad299",
+                         "texas_holdem_bonus_2x": "fe95b00b98ff625e87388a683d18d8314d510548567eca61b2745c9fcba45c82"}
+SPEC_TABLE_SHA256 = {"texas_holdem_bonus": "acdd57e77060d3608629949e8fb4b821cf61500806c0e1af0e660afe99cb5a76",
+                     "texas_holdem_bonus_2x": "5f09846ab8c21a95f29442b333c80e166acc66b4ce93cd0340def9c5418a5a1c"}
+# the bulk kernel on chunk 0 of seed 1 (50,000 decks, as `certify simulate --seed 1` deals them): SHA-256
+# of (event index per round and wager, dealt category per round) as int64, and the tallies (both specs:
+# the spec strategy does not depend on the Flop multiple)
+KERNEL_EVENTS_SHA256 = "cfead07c4c01f585ffc29c997c46470b515ceffb2065ca1b40754fdce93467a8"
+KERNEL_MAIN_COUNTS = [5052, 1332, 6022, 1160, 15030, 892, 2293, 163, 1166, 0, 0, 0, 0, 1804, 10123, 416, 4547]
+KERNEL_BONUS_COUNTS = [1, 215, 153, 311, 475, 731, 883, 2078, 45153]
+# the round engine over 400 fixed-seed rounds (below): SHA-256 of every seat's status and nets, the
+# family engine's rows (checked seat for seat against it before it was deleted)
+ENGINE_ROUNDS_SHA256 = {"texas_holdem_bonus": "76d7a02d50cd4628544ab363025f66acd2fa7b19906e82a4aebf918b1109599c",
+                        "texas_holdem_bonus_2x": "a0688919633438c47974393a3fbf4668432cadd990ca683e8d0ab1f13aa7cc57"}
+
+
+def _digest(*arrays):
+    import hashlib
+
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+def _sha(rows) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_golden_sheet_holds_the_familys_figures(name):
+    # the golden sheet is the code's own output (slow: test_analysis_cache.py), so the model's analysis
+    # gives every event, pay, combination count and strategy table the family gave
+    from certify.analysis.cache import read_golden
+
+    sheet = read_golden(load_spec(name))
+    flop = 1 if name == "texas_holdem_bonus" else 2
+    assert [w.name for w in sheet.wagers] == ["main game", hb.SPEC_STRATEGY_WAGER, "Bonus"]
+    for w, combinations_ in zip(sheet.wagers[:2], (COMBINATIONS[name], SPEC_STRATEGY_COMBINATIONS)):
+        assert [r.event for r in w.rows] == MAIN_EVENTS and [r.combinations for r in w.rows] == combinations_
+        raises = [flop, flop + 1, flop + 1, flop + 2]  # patterns: flop, +river, +turn, +turn+river
+        pays = [-1] + [x for m in raises for x in (1 + m, m, 0, -(1 + m))]
+        assert [r.pays for r in w.rows] == pays
+        assert [r.wagered for r in w.rows] == [1] + [1 + m for m in raises for _ in range(4)]
+        assert w.exact and w.cycle == 55_627_620_048_000
+    bonus = sheet.wager("Bonus")
+    assert [(r.event, r.combinations) for r in bonus.rows] == list(zip(BONUS_EVENTS, BONUS_COMBINATIONS))
+    assert [r.pays for r in bonus.rows] == [1000, 30, 25, 20, 15, 10, 5, 3, -1]
+    table = sorted((row["hand"], row["decision"], row["ev_play_exact"], row["turn_bet_rate"], row["river_bet_rate"])
+                   for row in sheet.main.strategy_table)
+    assert _sha(table) == STRATEGY_TABLE_SHA256[name]
+    spec_table = sorted((row["hand"], row["decision"], row["ev_play_exact"])
+                        for row in sheet.wager(hb.SPEC_STRATEGY_WAGER).strategy_table)
+    assert _sha(spec_table) == SPEC_TABLE_SHA256[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_kernel_plays_the_simulation_decks_as_the_family_kernel_did(name):
+    from certify.games.kernels import kernel_for
+    from certify.simulate import deal_chunk
+
+    kernel = kernel_for(load_spec(name))
+    assert kernel.cards_per_round == 9  # player 0-1, dealer 2-3, flop 4-6, turn 7, river 8
+    main, bonus = kernel.wagers
+    assert (main.name, main.events, bonus.name, bonus.events) == ("main", MAIN_EVENTS, "bonus", BONUS_EVENTS)
+    decks = deal_chunk(1, 0, 50_000, 9)  # chunk 0 of seed 1, as `certify simulate --seed 1` deals it
+    ev, dealt = kernel.events(decks)
+    assert _digest(ev, dealt) == KERNEL_EVENTS_SHA256
+    tally = kernel.play(decks)
+    assert tally["main.counts"].tolist() == KERNEL_MAIN_COUNTS
+    assert tally["bonus.counts"].tolist() == KERNEL_BONUS_COUNTS
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_engine_settles_rounds_as_the_family_engine_did(name):
+    from certify.rules import engine
+    from certify.simulate import deal_chunk
+
+    spec = load_spec(name)
+    strategy = engine.strategy_from_spec(spec)
+    assert isinstance(strategy, engine.RuleStrategy)
+    rows = []
+    for i, deck in enumerate(deal_chunk(7, 0, 400, 52)):
+        balance = [None, "12.00", "30.00", "14.99"][i % 4]  # refusals: the Ante, a Turn or River bet
+        bonus = "1.00" if i % 3 else None
+        rnd = engine.play_round(spec, [int(c) for c in deck], ["5.00"], balances=[Decimal(balance) if balance else None],
+                                strategy=strategy, sides=[{"bonus": bonus} if bonus else {}])
+        rows.append([(s.status, sorted((k, str(Decimal(v).normalize() + 0)) for k, v in s.net.items()))
+                     for s in rnd.result().seats])
+    assert _sha(rows) == ENGINE_ROUNDS_SHA256[name]
+    again = engine.replay_rules(spec, rnd.events)
+    assert again.result() == rnd.result()
+
+
+def test_the_spec_strategy_plays_as_written():
+    from certify.rules.engine import RuleStrategy, RulesView
+
+    spec = load_spec("texas_holdem_bonus")
+    strategy = RuleStrategy(spec)
+    c = lambda text: tuple(parse_cards(text.split()))  # noqa: E731
+    assert strategy.option("preflop", c("7C 2D")) == "fold" and strategy.option("preflop", c("7C 2C")) == "bet_flop"
+    assert strategy.option("preflop", c("2D 8C")) == "fold" and strategy.option("preflop", c("9C 2D")) == "bet_flop"
+    assert strategy.option("turn", c("AC 7D"), c("AH 4S 9C")) == "bet_turn"  # a pair with a hole card
+    assert strategy.option("turn", c("KC 7D"), c("AH AS 9C")) == "check_turn"  # the board's pair
+    assert strategy.option("river", c("KC 7D"), c("8H 9S TC JD")) == "bet_river"  # a straight
+    assert strategy.option("river", c("KC KD"), c("8H 9S 2C 3D")) == "bet_river"  # a pocket pair
+    # a Turn bet the balance cannot cover gives way to the check
+    view = RulesView(0, c("AC 7D"), Decimal(1), ("check_turn",), decision="turn", board=c("AH 4S 9C"))
+    assert strategy.decide(view) == "check_turn"
+
+
+def test_the_ante_pays_on_pair_fault_is_refused_without_the_rule():
+    from certify import simulate as sim
+
+    kernel = sim.engine_kernel(str(SPECS_DIR / "texas_holdem_bonus.yaml"), "ante-pays-on-pair")
+    assert kernel.params["strong"] == 1  # the Ante paid from a pair
+    with pytest.raises(sim.SimulationError, match="ante-pays-on-pair.*Texas Hold'em Bonus"):
+        sim.engine_kernel(str(SPECS_DIR / "three_card_poker.yaml"), "ante-pays-on-pair")

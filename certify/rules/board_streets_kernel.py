@@ -504,7 +504,7 @@ def decision_counts(codes, reps, deck, win_num, win_den, min_net, rule):
 @njit(cache=True)
 def hole_plays_rule(h0, h1, board, category, straight_category):
     """The spec strategy's "a hole card plays": a pocket pair, a hole rank paired on the board, or
-    a straight or better (``certify.games.holdem_bonus.SimpleStrategy``)."""
+    a straight or better (the retired family engine's simple strategy)."""
     r0 = h0 >> 2
     r1 = h1 >> 2
     if r0 == r1 or category >= straight_category:
@@ -538,3 +538,54 @@ def rule_decisions(deck, h0, h1, to_deck, binom, flop_category, four_category, t
                     board[2], board[3] = deck[to_deck[i2]], deck[to_deck[i3]]
                     river_bet4[k] = four_category[k] >= river_category and hole_plays_rule(
                         h0, h1, board, four_category[k], straight_category)
+
+
+# ---------------------------------------------------------------- the bulk simulation
+@njit(cache=True, inline="always")
+def _card_line_event(candidates, masks, s, n_lines, h0, h1, d0, d1):
+    """The first card line of side wager s the player's cards (and the dealer's, for a line
+    asking) match; ``n_lines`` (the "other" event) when none does."""
+    dh, dl = max(d0 >> 2, d1 >> 2), min(d0 >> 2, d1 >> 2)
+    for k in range(candidates.shape[3]):
+        line = candidates[s, h0, h1, k]
+        if line < 0:
+            break
+        if (masks[s, line, 0] >> dh) & 1 and (masks[s, line, 1] >> dl) & 1:
+            return line
+    return n_lines
+
+
+@njit(cache=True)
+def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, strong, candidates, masks,
+                       side_lines, side_fold, side_paid_on_fold, ev, dealt):
+    """Deal and play each deck by the spec strategy: player 0-1, dealer 2-3, flop 4-6, turn 7,
+    river 8. ``ev[r, 0]``: 0 fold, else 1 + 4 x (2 x Turn + River wager made) + result
+    (WIN_STRONG / WIN_WEAK / TIE / LOSE); ``ev[r, 1 + s]``: side wager s's card line."""
+    for r in range(decks.shape[0]):
+        d = decks[r]
+        h0, h1, d0, d1 = d[0], d[1], d[2], d[3]
+        board = d[4:9]
+        pv = eval7_nb(h0, h1, board[0], board[1], board[2], board[3], board[4])
+        dealt[r] = pv >> 20
+        folds = fold[max(h0 >> 2, h1 >> 2), min(h0 >> 2, h1 >> 2), 1 if (h0 & 3) == (h1 & 3) else 0]
+        for s in range(side_lines.size):
+            if folds and not side_paid_on_fold[s]:
+                ev[r, 1 + s] = side_fold[s]
+            else:
+                ev[r, 1 + s] = _card_line_event(candidates, masks, s, side_lines[s], h0, h1, d0, d1)
+        if folds:
+            ev[r, 0] = 0
+            continue
+        c_flop = eval5_nb(h0, h1, board[0], board[1], board[2]) >> 20
+        turn_bet = c_flop >= turn_at_least and hole_plays_rule(h0, h1, board[:3], c_flop, straight)
+        c_turn = best6_nb(h0, h1, board[0], board[1], board[2], board[3]) >> 20
+        river_bet = c_turn >= river_at_least and hole_plays_rule(h0, h1, board[:4], c_turn, straight)
+        pattern = 2 * int(turn_bet) + int(river_bet)
+        dv = eval7_nb(d0, d1, board[0], board[1], board[2], board[3], board[4])
+        if pv > dv:
+            result = WIN_STRONG if (pv >> 20) >= strong else WIN_WEAK
+        elif pv == dv:
+            result = TIE
+        else:
+            result = LOSE
+        ev[r, 0] = 1 + 4 * pattern + result

@@ -1,0 +1,642 @@
+"""Exact PAR sheets of the board shape with a bet on each street (Texas Hold'em Bonus).
+
+The shape (``street_rules`` checks it and names what differs): two cards to the player and two
+face down to the dealer; a decision before the flop (fold, or make the first decision wager); the
+flop (3 board cards); a decision (check, or make a second wager); the turn; a decision (check, or a
+third wager); the river. Hands are the best five of seven, against the dealer's with no qualifier.
+The unit wager (the Ante) is settled against the dealer and may pay only from a category up
+(``win_at_least``: a lower winning hand pushes); the three decision wagers are settled against the
+dealer alike; side wagers are ``card_lines`` on the player's two first cards (the dealer's may
+matter). The player never folds after the first wager, so each later wager adds its own amount
+won or lost on the same showdown: the decisions are independent and each is optimal alone.
+
+The cycle is player hole x dealer hole x flop (unordered) x turn x river (ordered):
+C(52,2) x C(50,2) x C(48,3) x 45 x 44 = 55,627,620,048,000 deals, each counted once.
+
+How (``certify.rules.board_streets_kernel`` has the loops):
+
+* Suit isomorphism on the player's hole: the 1,326 holes fall into 169 classes (6 pairs, 4 suited,
+  12 offsuit holes each) whose members have identical distributions, because a suit permutation
+  maps every (board, dealer hole) to another one bijectively. One representative per class is
+  counted over *all* boards and dealer holes, then weighted by the class size.
+* Per 5-card board (one per suit class evaluated), all 1,081 holes of the 47 other cards are
+  valued once; the dealer holes beating / tying each player hole are counted by inclusion-exclusion
+  over the player's two cards.
+* Decisions, all exact and optimal: the River wager iff ``win * wins > losses`` over the river card
+  and dealer hole, given the hole and four board cards; the Turn wager iff the same over turn,
+  river and dealer hole given the flop; preflop, the first wager iff the hole's expected result with
+  those decisions beats losing the Ante. A wager worth exactly zero is not made
+  (``bet_when_indifferent`` makes it: same edge, more variance).
+* The same counts under the spec's strategy (``strategy`` in the spec: starting hands that fold;
+  the later wagers from a category up, ``hole_card_plays`` when a hole card must play) give the wager
+  ``main game (spec strategy)``: the table a simulation of the engine is tallied against.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from certify.analysis.par import ParError, ParSheet, WagerSheet
+from certify.cards import RANKS
+from certify.rules.analysis import ShapeError, _fraction
+from certify.rules.model import DealStep, DecideStep, RulesSpec, ranking_categories
+
+FULL_DECK: tuple[int, ...] = tuple(range(52))
+SPEC_STRATEGY_WAGER = "main game (spec strategy)"
+
+
+# ---- starting-hand classes ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class HoleClass:
+    """A starting-hand class: ``name`` like "AKs", "AKo", "QQ"; ``cards`` one representative hole."""
+
+    name: str
+    cards: tuple[int, int]
+    weight: int  # holes in the class: 6 pairs, 4 suited, 12 offsuit
+
+
+def hole_classes() -> tuple[HoleClass, ...]:
+    """The 169 classes, best-first in grid order (pairs, suited and offsuit by high then low rank)."""
+    out = []
+    for high in range(12, -1, -1):
+        for low in range(high, -1, -1):
+            if high == low:
+                out.append(HoleClass(RANKS[high] * 2, (4 * high, 4 * high + 1), 6))
+            else:
+                out.append(HoleClass(RANKS[high] + RANKS[low] + "s", (4 * high, 4 * low), 4))
+                out.append(HoleClass(RANKS[high] + RANKS[low] + "o", (4 * high, 4 * low + 1), 12))
+    return tuple(out)
+
+
+def class_of_hole(c1: int, c2: int) -> str:
+    """The class name of a concrete hole ("AKs", "72o", "TT")."""
+    r1, r2 = c1 >> 2, c2 >> 2
+    if r1 == r2:
+        return RANKS[r1] * 2
+    high, low = max(r1, r2), min(r1, r2)
+    return RANKS[high] + RANKS[low] + ("s" if (c1 & 3) == (c2 & 3) else "o")
+
+
+# ---- the rules, as exact numbers ----------------------------------------------------------------
+WIN_STRONG, WIN_WEAK, TIE, LOSE = 0, 1, 2, 3  # showdown results (the kernel's columns)
+
+
+@dataclass(frozen=True)
+class StreetRules:
+    """The main-game rules the math depends on, in unit wagers (Antes)."""
+
+    decisions: tuple[str, str, str]  # the decisions' names: before the flop, on the flop, on the turn
+    wagers: tuple[str, str, str]  # the decision wager each makes (Flop, Turn, River bets)
+    bets: tuple[str, str, str]  # the option making it
+    passive: tuple[str, str, str]  # the other option (fold before the flop, then check)
+    flop_multiple: Fraction
+    turn_multiple: Fraction
+    river_multiple: Fraction
+    win_pays: Fraction  # odds paid on winning decision wagers
+    ante_category: int  # the Ante pays only when the player's winning hand reaches it ...
+    ante_odds: Fraction  # ... at these odds; otherwise it pushes
+
+    def pays(self, pattern: int, result: int) -> tuple[Fraction, Fraction]:
+        """(net result, total wagered) of a played hand with bet ``pattern`` (2 x Turn + River
+        wager made) and showdown ``result``."""
+        raises = self.flop_multiple + (self.turn_multiple if pattern & 2 else 0) \
+            + (self.river_multiple if pattern & 1 else 0)
+        wagered = 1 + raises
+        if result == LOSE:
+            return -wagered, wagered
+        if result == TIE:
+            return Fraction(0), wagered
+        ante = self.ante_odds if result == WIN_STRONG else Fraction(0)
+        return ante + self.win_pays * raises, wagered
+
+    @property
+    def patterns(self) -> tuple[str, str, str, str]:
+        """The wagers standing per bet pattern (index 2 x Turn + River): "flop", "flop+river", ..."""
+        f, t, r = self.wagers
+        return (f, f"{f}+{r}", f"{f}+{t}", f"{f}+{t}+{r}")
+
+
+def is_street_shape(spec: RulesSpec) -> bool:
+    """Whether the steps are the street shape's (the other checks then name what differs)."""
+    kinds = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps]
+    return (sorted(kinds[:2]) == [("deal", "dealer", 2), ("deal", "player", 2)]
+            and kinds[2:] == [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 1), ("decide",),
+                              ("deal", "board", 1)])
+
+
+def street_rules(spec: RulesSpec) -> StreetRules:
+    """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
+    why = []
+    if not is_street_shape(spec):
+        why.append("the steps: 2 cards to the player and 2 to the dealer, a decision, a flop of 3, a decision, "
+                   "the turn, a decision, the river")
+    if spec.ranking != "best_five":
+        why.append("the best_five ranking")
+    if any((s.face == "up" or s.face_up) for s in spec.deals("dealer") + spec.deals("player")):
+        why.append("the player's and the dealer's cards face down")
+    if any(s.face != "up" for s in spec.deals("board")[:2]):
+        why.append("the flop and the turn face up (the decisions see them)")
+    if spec.dealer.qualifies is not None:
+        why.append("a dealer with no qualifier")
+    decisions = [s for s in spec.steps if isinstance(s, DecideStep)]
+    wagers, bets, passive, multiples = [], [], [], []
+    for i, d in enumerate(decisions[:3]):
+        adds = [o for o in d.options if o.add]
+        others = [o for o in d.options if not o.add]
+        want_fold = i == 0
+        if (len(adds) != 1 or len(others) != 1 or len(adds[0].add) != 1 or others[0].fold != want_fold
+                or any(o.pull_back or o.replace for o in d.options) or adds[0].fold or d.skipped_when_made):
+            why.append(f"at {d.decide!r} two options: " + ("fold" if want_fold else "check")
+                       + " or make one decision wager (no skipped_when_made)")
+            continue
+        (wager, m), = adds[0].add.items()
+        wagers.append(wager)
+        bets.append(adds[0].name)
+        passive.append(others[0].name)
+        multiples.append(_fraction(m))
+    if len(set(wagers)) != 3 and len(wagers) == 3:
+        why.append("a different decision wager at each decision")
+    settle = [spec.wagers[w].settle.versus_dealer for w in wagers]
+    if any(v is None or v.win is None or v.tie != "push" or v.win_at_least or v.bonus for v in settle) \
+            or len({v.win for v in settle if v is not None}) > 1:
+        why.append("the decision wagers settled against the dealer alike: win X to 1, a tie pushes")
+    unit = spec.wagers[spec.unit].settle.versus_dealer
+    if unit is None or unit.win is None or unit.tie != "push" or unit.bonus is not None:
+        why.append(f"the unit wager ({spec.unit}) settled against the dealer: win X to 1 (from a category up), "
+                   "a tie pushes")
+    for name, w in spec.wagers.items():
+        if w.made == "with_unit":
+            why.append(f"no with_unit wager ({name})")
+        if w.made == "side" and (w.settle.card_lines is None or w.settle.card_lines.cards != 2):
+            why.append(f"side wagers paid by card_lines on the two first cards ({name})")
+    if why:
+        raise ShapeError(f"{spec.name}: the street-bets analysis counts games with " + "; ".join(dict.fromkeys(why)))
+    categories = ranking_categories(spec.ranking)
+    return StreetRules(tuple(d.decide for d in decisions), tuple(wagers), tuple(bets), tuple(passive),
+                       *multiples, _fraction(settle[0].win),
+                       categories.index(unit.win_at_least.category) if unit.win_at_least else 0, _fraction(unit.win))
+
+
+@dataclass(frozen=True)
+class SpecStreetRule:
+    """The spec strategy's Turn / River rule: the wager from a category up, when a hole card plays
+    (a pocket pair, a hole rank on the board, or a straight or better: ``straight_category``; 0 when
+    the strategy does not ask for a hole card)."""
+
+    turn_category: int
+    river_category: int
+    straight_category: int = 4
+
+
+@dataclass(frozen=True)
+class SpecStrategy:
+    """The spec's strategy in the street shape: the starting hands folded, the Turn / River rule."""
+
+    preflop_fold: frozenset[str]
+    rule: SpecStreetRule
+    text: str
+
+
+def spec_strategy(spec: RulesSpec, rules: StreetRules) -> SpecStrategy | None:
+    """The spec strategy as the counting plays it, or None when the spec states none
+    (``ShapeError`` for rules the counting does not play)."""
+    if spec.strategy is None:
+        return None
+    categories = ranking_categories(spec.ranking)
+    decided = spec.strategy.decisions
+    why = []
+    first = decided.get(rules.decisions[0], [])
+    folds: set[str] = set()
+    for rule in first:
+        if rule.at_least is not None or rule.hole_card_plays:
+            why.append(f"at {rules.decisions[0]!r} rules by starting hands only")
+    names = {c.name for c in hole_classes()}
+    for cls in sorted(names):
+        option = next((r.option for r in first if r.hands is None or cls in r.hands), rules.bets[0])
+        if option == rules.passive[0]:
+            folds.add(cls)
+    street = []
+    for d, bet in zip(rules.decisions[1:], rules.bets[1:]):
+        rules_here = decided.get(d, [])
+        betting = [r for r in rules_here if r.option == bet]
+        if not rules_here or any(r.hands for r in rules_here) or len(betting) > 1 or rules_here[-1].option == bet \
+                or (betting and rules_here[0] is not betting[0]) or any(
+                    r.at_least is not None and r.at_least.ranks for r in rules_here):
+            why.append(f"at {d!r} one rule making the wager (from a category up, hole_card_plays), then the check")
+            street.append((len(categories), False))
+            continue
+        if not betting:
+            street.append((len(categories), False))  # never
+        else:
+            at = betting[0].at_least
+            street.append((categories.index(at.category) if at else 0, bool(betting[0].hole_card_plays)))
+    if why:
+        raise ShapeError(f"{spec.name}: the street-bets analysis plays a spec strategy with " + "; ".join(dict.fromkeys(why)))
+    if street[0][1] != street[1][1] and min(street[0][0], street[1][0]) < len(categories):
+        raise ShapeError(f"{spec.name}: the street-bets analysis plays hole_card_plays on both later decisions "
+                         "or on neither")
+    straight = categories.index("straight") if any(plays for _, plays in street) else 0
+    rule = SpecStreetRule(min(street[0][0], 15), min(street[1][0], 15), straight)
+
+    def says(category: int, plays: bool) -> str:
+        if category >= len(categories):
+            return "never"
+        return f"with {categories[category]} or better" + (" when a hole card plays" if plays else "")
+    text = (f"the spec's strategy: fold {', '.join(sorted(folds, key=_grid_order)) or 'none'}; "
+            f"{rules.wagers[1].capitalize()} bet {says(*street[0])}, {rules.wagers[2].capitalize()} bet "
+            f"{says(*street[1])}")
+    return SpecStrategy(frozenset(folds), rule, text)
+
+
+def _grid_order(name: str) -> int:
+    return [c.name for c in hole_classes()].index(name)
+
+
+# ---- the heavy part: showdown counts under the Turn / River decisions ---------------------------
+@dataclass(frozen=True)
+class DecisionCounts:
+    """Per representative hole, the deals in each (bet pattern, showdown result) cell.
+
+    ``counts[h, 2 * turn_bet + river_bet, result]`` with result WIN_STRONG / WIN_WEAK / TIE / LOSE
+    under the optimal Turn / River decisions; ``rule_counts`` the same under the spec strategy's
+    rule (when one was given); ``deals_per_hole`` = flops x turns x rivers x dealer holes for one
+    player hole.
+    """
+
+    deck: tuple[int, ...]
+    holes: tuple[tuple[int, int], ...]
+    weights: tuple[int, ...]
+    names: tuple[str, ...]
+    counts: np.ndarray
+    deals_per_hole: int
+    seconds: float
+    rule_counts: np.ndarray | None = None
+    profile: np.ndarray | None = None  # [hole, street (Turn, River), category so far, (seen, bets)]
+
+
+def deals_per_hole(deck_size: int) -> int:
+    m = deck_size - 2
+    return comb(m, 3) * (m - 3) * (m - 4) * comb(m - 5, 2)
+
+
+def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]], weights: list[int],
+                            names: list[str], ante_category: int, win_pays: Fraction,
+                            rule: SpecStreetRule | None = None,
+                            bet_when_indifferent: bool = False) -> DecisionCounts:
+    """Run the kernel passes over ``deck`` (card codes) for the given player holes (card codes):
+    the showdown counts once, then the optimal decisions and, if given, the spec rule's.
+
+    A Turn or River wager whose expected value is exactly zero changes nothing but the variance and
+    the average wager: by default it is not made; ``bet_when_indifferent`` makes it."""
+    from certify.rules import board_streets_kernel as kernel
+
+    if len(deck) < 9:
+        raise ValueError(f"a hold'em deal needs 9 cards, the deck has {len(deck)}")
+    position = {card: i for i, card in enumerate(deck)}
+    reps = np.array([[position[a], position[b]] for a, b in holes], dtype=np.int64)
+    deck_array = np.array(deck, dtype=np.int64)
+    win_pays = Fraction(win_pays)
+    start = time.perf_counter()
+    boards = kernel.all_boards(len(deck))
+    chunks = max(1, min(256, len(boards) // 64))
+    symmetry = kernel.suit_permutations(deck)
+    if symmetry is None:
+        codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category), chunks)
+    else:  # one board per suit class evaluated
+        codes = kernel.showdown_codes_by_suit_class(deck_array, reps, boards, int(ante_category),
+                                                    *symmetry, chunks)
+    del boards
+    rule_args = np.zeros(0, np.int64) if rule is None else np.array(
+        [rule.turn_category, rule.river_category, rule.straight_category], np.int64)
+    counts, profile, rule_counts = kernel.decision_counts(codes, reps, deck_array, win_pays.numerator,
+                                                          win_pays.denominator, 0 if bet_when_indifferent else 1,
+                                                          rule_args)
+    if rule is None:
+        rule_counts = None
+    del codes
+    return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
+                          names=tuple(names), counts=counts, deals_per_hole=deals_per_hole(len(deck)),
+                          seconds=time.perf_counter() - start, rule_counts=rule_counts, profile=profile)
+
+
+@lru_cache(maxsize=4)
+def full_deck_counts(ante_category: int, win_pays: Fraction, rule: SpecStreetRule | None = None,
+                     bet_when_indifferent: bool = False) -> DecisionCounts:
+    """The 169 classes over the full deck (about a minute of work; cached for the process: the
+    counts depend only on the Ante's category, the decision wagers' odds and the spec rule)."""
+    classes = hole_classes()
+    return compute_decision_counts(FULL_DECK, [c.cards for c in classes], [c.weight for c in classes],
+                                   [c.name for c in classes], ante_category, win_pays, rule,
+                                   bet_when_indifferent)
+
+
+# ---- the main-game return table -----------------------------------------------------------------
+@dataclass(frozen=True)
+class HoleDecision:
+    name: str
+    weight: int
+    ev_play: Fraction  # expected result of making the first wager, per Ante
+    play: bool
+    turn_bet_rate: Fraction  # share of flops on which the Turn wager is made (when played)
+    river_bet_rate: Fraction  # share of turns on which the River wager is made (when played)
+
+
+def event_names(rules: StreetRules) -> list[str]:
+    """The main game's outcome events, in return-table order: the simulation's chi-square cells."""
+    from certify.hands import CATEGORY_NAMES
+
+    strong = CATEGORY_NAMES[rules.ante_category]
+    labels = (f"win with {strong} or better", f"win below {strong}", "tie", "lose")
+    return ["fold"] + [f"{rules.patterns[p]}: {labels[r]}" for p in range(4) for r in range(4)]
+
+
+def hole_decisions(rules: StreetRules, dc: DecisionCounts, counts: np.ndarray | None = None,
+                   preflop_fold: frozenset[str] | None = None) -> list[HoleDecision]:
+    """The preflop decision of every hole class: the optimal one (play iff EV(play) > -1 Ante)
+    unless a ``preflop_fold`` list is given. ``counts`` defaults to the optimal Turn/River counts."""
+    counts = dc.counts if counts is None else counts
+    cells = [[rules.pays(p, r)[0] for r in range(4)] for p in range(4)]
+    out = []
+    for h, name in enumerate(dc.names):
+        c = counts[h]
+        total = sum(int(c[p, r]) * cells[p][r] for p in range(4) for r in range(4))
+        ev = Fraction(total) / dc.deals_per_hole
+        play = ev > -1 if preflop_fold is None else name not in preflop_fold
+        turn = int(c[2:].sum())
+        river = int(c[1].sum() + c[3].sum())
+        out.append(HoleDecision(name, dc.weights[h], ev, play, Fraction(turn, dc.deals_per_hole),
+                                Fraction(river, dc.deals_per_hole)))
+    return out
+
+
+def main_game_sheet(rules: StreetRules, dc: DecisionCounts, name: str = "main game",
+                    strategy: SpecStrategy | None = None) -> WagerSheet:
+    """The main game's exact return table: optimal play, or the spec's ``strategy`` when given
+    (its starting hands that fold and ``dc.rule_counts``)."""
+    if strategy is None:
+        decisions = hole_decisions(rules, dc)
+        counts = dc.counts
+    else:
+        if dc.rule_counts is None:
+            raise ParError("the spec strategy's counts were not computed (pass rule= to the counts)")
+        counts = dc.rule_counts
+        decisions = hole_decisions(rules, dc, counts, strategy.preflop_fold)
+    folded = sum(d.weight for d in decisions if not d.play) * dc.deals_per_hole
+    cells = np.zeros((4, 4), dtype=object)
+    for h, d in enumerate(decisions):
+        if d.play:
+            cells += counts[h].astype(object) * d.weight
+    names = event_names(rules)
+    events = [(names[0], Fraction(-1), folded, Fraction(1))]
+    for pattern in range(4):
+        for result in range(4):
+            pays, wagered = rules.pays(pattern, result)
+            events.append((names[1 + 4 * pattern + result], pays, int(cells[pattern, result]), wagered))
+    played = [d for d in decisions if d.play]
+    total_weight = sum(d.weight for d in decisions)
+    play_rate = Fraction(sum(d.weight for d in played), total_weight)
+    turn_rate = sum(d.turn_bet_rate * d.weight for d in played) / total_weight
+    river_rate = sum(d.river_bet_rate * d.weight for d in played) / total_weight
+    folds = ", ".join(d.name for d in decisions if not d.play) or "none"
+    flop, turn, river = (w.capitalize() for w in rules.wagers)
+    if strategy is None:
+        text = (f"optimal (derived): make the {flop} bet with {len(played)} of {len(decisions)} "
+                f"starting hands (fold {folds}); {turn} bet iff {rules.win_pays} x wins > losses over "
+                f"turn, river and dealer hole; {river} bet iff the same over river and dealer hole")
+    else:
+        text = strategy.text
+    chart = [f"{flop} bet made on {float(play_rate):.6f} of deals; {turn} bet on {float(turn_rate):.6f}, "
+             f"{river} bet on {float(river_rate):.6f} of all deals"]
+    if strategy is None and dc.profile is not None:
+        chart += [f"{row['street']} bet with {row['hand']} so far: {row['share_of_boards']:.4f} of "
+                  f"boards, bet on {row['bet_rate']:.4f}" for row in street_profile(rules, dc, decisions)]
+    chart += preflop_grid(decisions)
+    table = [{"hand": d.name, "combinations": d.weight, "ev_play": float(d.ev_play),
+              "ev_play_exact": str(d.ev_play), "decision": "play" if d.play else "fold",
+              "turn_bet_rate": float(d.turn_bet_rate), "river_bet_rate": float(d.river_bet_rate)}
+             for d in decisions]
+    cycle_note = (f"cycle: player hole x dealer hole x flop (unordered) x turn x river (ordered) = "
+                  f"{total_weight:,} holes x {dc.deals_per_hole:,} deals each")  # no timing: a sheet is the
+    # same bytes whenever it is computed (the PAR-sheet cache and the golden sheets rely on it)
+    return WagerSheet.from_combinations(name, events, strategy=text, strategy_table=table,
+                                        strategy_chart=chart, notes=(cycle_note,))
+
+
+def street_profile(rules: StreetRules, dc: DecisionCounts, decisions: list[HoleDecision]) -> list[dict[str, Any]]:
+    """How often the optimal Turn / River wager is made, by the player's hand category so far,
+    over the hands that make the first wager (every flop / 4-card board equally likely)."""
+    from certify.hands import CATEGORY_NAMES
+
+    rows = []
+    for street, label in ((0, rules.wagers[1].capitalize()), (1, rules.wagers[2].capitalize())):
+        seen = [0] * len(CATEGORY_NAMES)
+        bets = [0] * len(CATEGORY_NAMES)
+        for h, d in enumerate(decisions):
+            if d.play:
+                for c in range(len(CATEGORY_NAMES)):
+                    seen[c] += int(dc.profile[h, street, c, 0]) * d.weight
+                    bets[c] += int(dc.profile[h, street, c, 1]) * d.weight
+        total = sum(seen)
+        for c, name in enumerate(CATEGORY_NAMES):
+            if seen[c]:
+                rows.append({"street": label, "hand": name, "share_of_boards": seen[c] / total,
+                             "bet_rate": bets[c] / seen[c], "boards": seen[c], "bets": bets[c]})
+    return rows
+
+
+def preflop_grid(decisions: list[HoleDecision]) -> list[str]:
+    """13x13 chart: suited above the diagonal, offsuit below; P = make the first wager, f = fold."""
+    by_name = {d.name: d for d in decisions}
+    if len(by_name) != 169:
+        return []
+    lines = ["preflop (row = first rank, suited above the diagonal, offsuit below; P play, f fold):",
+             "    " + " ".join(RANKS[::-1])]
+    for i in range(12, -1, -1):
+        marks = []
+        for j in range(12, -1, -1):
+            if i == j:
+                key = RANKS[i] * 2
+            elif j < i:
+                key = RANKS[i] + RANKS[j] + "s"
+            else:
+                key = RANKS[j] + RANKS[i] + "o"
+            marks.append("P" if by_name[key].play else "f")
+        lines.append(f"  {RANKS[i]} " + " ".join(marks))
+    return lines
+
+
+# ---- card_lines side wagers ---------------------------------------------------------------------
+def line_label(line) -> str:
+    """A card line's event: its ``label``, else written from the pattern ("A-K suited")."""
+    if line.label:
+        return line.label
+    text = "-".join(line.ranks)
+    if line.suited is not None:
+        text += " suited" if line.suited else " offsuit"
+    if line.paired:
+        text += " paired"
+    if line.dealer_ranks:
+        text += " with dealer " + "-".join(line.dealer_ranks)
+    return text
+
+
+def card_line_counts(lines, cards: int = 2, deck: tuple[int, ...] = FULL_DECK,
+                     player_holes=None) -> list[int]:
+    """Player cards x dealer cards (two each) matching each line first, then matching none (the last
+    entry). A line with dealer ranks is enumerated over the dealer's cards only for the player
+    cards it matches; otherwise every dealer hole counts alike."""
+    from certify.rules.engine import card_line
+
+    if cards != 2:
+        raise ShapeError(f"card_lines on {cards} cards: the street shape counts lines on the two first cards")
+    counts = [0] * (len(lines) + 1)
+    player_lines = [line.model_copy(update={"dealer_ranks": None}) for line in lines]
+    holes = combinations(deck, 2) if player_holes is None else player_holes
+    for player in holes:
+        rest = [c for c in deck if c not in player]
+        first = card_line(player_lines, player)  # the first line the player's cards match
+        if first is not None and lines[first].dealer_ranks is not None:
+            for dealer in combinations(rest, 2):  # it, or a later line, by the dealer's cards
+                i = card_line(lines, player, dealer)
+                counts[len(lines) if i is None else i] += 1
+        else:
+            counts[len(lines) if first is None else first] += comb(len(rest), 2)
+    return counts
+
+
+def card_lines_sheet(spec: RulesSpec, name: str, folded_classes: frozenset[str] = frozenset()) -> WagerSheet:
+    """A card_lines side wager, per unit bet. When it is lost on a fold (``paid_on_fold: false``),
+    the folded starting hands lose it whatever they hold."""
+    settle = spec.wagers[name].settle.card_lines
+    lines = settle.lines
+    counts = card_line_counts(lines, settle.cards)
+    forfeited = 0
+    if not settle.paid_on_fold and folded_classes:
+        folded_holes = [h for h in combinations(FULL_DECK, 2) if class_of_hole(*h) in folded_classes]
+        lost = card_line_counts(lines, settle.cards, player_holes=folded_holes)
+        counts = [a - b for a, b in zip(counts, lost)]
+        forfeited = sum(lost)
+    events = []
+    for line, n in zip(lines, counts):
+        pays = Fraction(-1) if line.pays is None else _fraction(line.pays)
+        events.append((line_label(line), pays, n, Fraction(1)))
+    events.append(("other", Fraction(-1), counts[-1], Fraction(1)))
+    if forfeited:
+        events.append((f"folded ({name.capitalize()} forfeited)", Fraction(-1), forfeited, Fraction(1)))
+    return WagerSheet.from_combinations(
+        name.capitalize(), events, strategy="none (paid on the hole cards)",
+        notes=(f"cycle: player hole x dealer hole = C(52,2) x C(50,2) = {comb(52, 2) * comb(50, 2):,}",))
+
+
+# ---- the PAR sheet ------------------------------------------------------------------------------
+def par_sheet(spec: RulesSpec) -> ParSheet:
+    """Main game with optimal play (first), main game as the spec's strategy plays it (what the
+    simulation is tallied against) when the spec states one, and each side wager."""
+    rules = street_rules(spec)
+    strategy = spec_strategy(spec, rules)
+    dc = full_deck_counts(rules.ante_category, rules.win_pays, strategy.rule if strategy else None)
+    main = main_game_sheet(rules, dc)
+    wagers = [main]
+    optimal = hole_decisions(rules, dc)
+    if strategy is not None:
+        wagers.append(main_game_sheet(rules, dc, SPEC_STRATEGY_WAGER, strategy=strategy))
+    folded = strategy.preflop_fold if strategy else frozenset(d.name for d in optimal if not d.play)
+    wagers += [card_lines_sheet(spec, name, folded) for name, w in spec.wagers.items() if w.made == "side"]
+    frequencies = {
+        "optimal_preflop_folds": sorted(d.name for d in optimal if not d.play),
+        "optimal_street_bets": street_profile(rules, dc, optimal),
+        "optimal_play_rate": float(1 - main.rows[0].probability),
+    }
+    if strategy is not None:
+        frequencies["spec_strategy_play_rate"] = float(1 - wagers[1].rows[0].probability)
+    return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=tuple(wagers), frequencies=frequencies)
+
+
+# ---- the bulk kernel: the spec strategy played deck by deck (certify.games.kernels.Kernel) -------
+MAX_SIDE = 4
+
+
+def card_line_tables(lines) -> tuple[np.ndarray, np.ndarray]:
+    """(candidates, dealer_masks) for the kernel: ``candidates[x, y]`` the lines the player's cards
+    {x, y} match in order (-1 after the last), ``dealer_masks[line]`` per dealer card (high first)
+    the ranks it may have as a bit mask (every rank for a line with no dealer condition)."""
+    from certify.rules.engine import card_line
+    from certify.rules.model import rank_set
+
+    player_lines = [line.model_copy(update={"dealer_ranks": None}) for line in lines]
+    candidates = np.full((52, 52, len(lines) + 1), -1, np.int8)
+    for x, y in combinations(range(52), 2):
+        found = [i for i, line in enumerate(player_lines) if card_line([line], (x, y)) is not None]
+        candidates[x, y, :len(found)] = candidates[y, x, :len(found)] = found
+    masks = np.full((len(lines), 2), (1 << 13) - 1, np.int64)
+    for i, line in enumerate(lines):
+        if line.dealer_ranks is not None:
+            if len(line.dealer_ranks) != 2:
+                raise ShapeError(f"card line {line_label(line)!r}: dealer_ranks of the dealer's two cards")
+            for j, token in enumerate(line.dealer_ranks):
+                masks[i, j] = sum(1 << r for r in rank_set(token))
+    return candidates, masks
+
+
+def street_kernel(spec: RulesSpec):
+    """The bulk kernel of the street shape, playing the spec's strategy (deck positions: player 0-1,
+    dealer 2-3, flop 4-6, turn 7, river 8); events are the PAR sheet's rows."""
+    from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
+
+    rules = street_rules(spec)
+    strategy = spec_strategy(spec, rules)
+    if strategy is None:
+        raise KernelError(f"{spec.name}: the bulk kernel of a game with a wager on each street plays the spec's "
+                          "strategy; the spec states none")
+    names = event_names(rules)
+    nets = [Fraction(-1)] + [rules.pays(p, r)[0] for p in range(4) for r in range(4)]
+    wagers = [WagerEvents("main", names, nets, _scale(nets))]
+    sides = [name for name, w in spec.wagers.items() if w.made == "side"]
+    if len(sides) > MAX_SIDE:
+        raise KernelError(f"{spec.name}: at most {MAX_SIDE} side wagers in the bulk kernel")
+    n_lines = max([len(spec.wagers[n].settle.card_lines.lines) for n in sides], default=0)
+    if n_lines > 120:  # events are int8 in the kernel
+        raise KernelError(f"{spec.name}: at most 120 card lines a side wager in the bulk kernel")
+    candidates = np.full((len(sides), 52, 52, n_lines + 1), -1, np.int8)  # small: it stays in cache
+    masks = np.zeros((len(sides), max(n_lines, 1), 2), np.int64)
+    side_lines, side_fold, side_paid = [], [], []
+    for s, name in enumerate(sides):
+        settle = spec.wagers[name].settle.card_lines
+        events = [line_label(line) for line in settle.lines] + ["other"]
+        side_nets = [Fraction(-1) if line.pays is None else _fraction(line.pays) for line in settle.lines] + [Fraction(-1)]
+        if not settle.paid_on_fold:
+            events.append(f"folded ({name.capitalize()} forfeited)")
+            side_nets.append(Fraction(-1))
+        wagers.append(WagerEvents(name, events, side_nets, _scale(side_nets)))
+        c, m = card_line_tables(settle.lines)
+        candidates[s, :, :, :c.shape[2]] = c
+        masks[s, :m.shape[0]] = m
+        side_lines.append(len(settle.lines))
+        side_fold.append(len(settle.lines) + 1)
+        side_paid.append(settle.paid_on_fold)
+    fold = np.zeros((13, 13, 2), dtype=np.bool_)  # [high rank, low rank, suited]
+    for cls in strategy.preflop_fold:
+        hi, lo = RANKS.index(cls[0]), RANKS.index(cls[1])
+        fold[max(hi, lo), min(hi, lo), 1 if cls[2:] == "s" else 0] = True
+    params = {"streets": True, "board": True, "fold": fold, "turn_at_least": strategy.rule.turn_category,
+              "river_at_least": strategy.rule.river_category, "straight": strategy.rule.straight_category,
+              "strong": rules.ante_category, "candidates": candidates, "dealer_masks": masks,
+              "side_lines": np.array(side_lines, np.int64), "side_fold": np.array(side_fold, np.int64),
+              "side_paid_on_fold": np.array(side_paid, np.bool_)}
+    return Kernel(9, 9, wagers, "7", params)
+
+
+def play_rounds(decks, p, ev, dealt) -> None:
+    from certify.rules.board_streets_kernel import play_street_rounds
+
+    play_street_rounds(decks, p["fold"], p["turn_at_least"], p["river_at_least"], p["straight"], p["strong"],
+                       p["candidates"], p["dealer_masks"], p["side_lines"], p["side_fold"], p["side_paid_on_fold"],
+                       ev, dealt)
