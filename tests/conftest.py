@@ -95,6 +95,23 @@ def golden_sheet():
     return get
 
 
+@pytest.fixture
+def golden_in_par_cache(golden_sheet):
+    """``golden_in_par_cache(spec)``: the golden sheet of ``spec`` (a shipped spec or a byte-identical
+    copy) stored in this test's own PAR cache as the entry this code writes, for a test whose command
+    needs the exact sheet only as input: the command reads it through the cache's real checks
+    instead of computing it (the golden sheets are the code's own output, checked in the slow
+    tier)."""
+    from certify.analysis import cache
+
+    def put(spec):
+        _, provenance = cache.load_or_compute(spec, compute=lambda s: golden_sheet(s.name))
+        assert provenance.written, provenance
+        return provenance
+
+    return put
+
+
 # Files whose tests share exact counts that take minutes and that the library caches per process
 # (the Mulligan's stand counts by dealer threshold and its dynamic programme below the spec's
 # threshold): under `--dist loadfile` (pyproject) they run in one worker, so each count is made
