@@ -30,7 +30,7 @@ import tempfile
 import pytest
 
 import certify  # noqa: F401  (sets NUMBA_CACHE_DIR first: moving XDG_CACHE_HOME below keeps the kernels)
-import certify.hands  # noqa: F401,E402  (see below)
+import certify.hands  # noqa: F401  (compiled once here: see below)
 
 # certify.hands builds its tables with numba kernels at import: from a cold numba cache that is
 # ~15 s of compilation. Imported here, it is compiled once, by the controller, before the xdist
