@@ -30,6 +30,12 @@ import tempfile
 import pytest
 
 import certify  # noqa: F401  (sets NUMBA_CACHE_DIR first: moving XDG_CACHE_HOME below keeps the kernels)
+import certify.hands  # noqa: F401  (compiled once here: see below)
+
+# certify.hands builds its tables with numba kernels at import: from a cold numba cache that is
+# ~15 s of compilation. Imported here, it is compiled once, by the controller, before the xdist
+# workers start; each worker then loads the cached kernels (~1.5 s) instead of both compiling
+# them at the same moment during collection.
 
 DEVELOPER_SETTINGS = ("CERTIFY_KEY_PASSPHRASE", "SOURCE_DATE_EPOCH", "CERTIFY_CHECKPOINT_EVERY_S")
 TERMINAL_SETTINGS = ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES",
@@ -89,6 +95,23 @@ def golden_sheet():
     return get
 
 
+@pytest.fixture
+def golden_in_par_cache(golden_sheet):
+    """``golden_in_par_cache(spec)``: the golden sheet of ``spec`` (a shipped spec or a byte-identical
+    copy) stored in this test's own PAR cache as the entry this code writes, for a test whose command
+    needs the exact sheet only as input: the command reads it through the cache's real checks
+    instead of computing it (the golden sheets are the code's own output, checked in the slow
+    tier)."""
+    from certify.analysis import cache
+
+    def put(spec):
+        _, provenance = cache.load_or_compute(spec, compute=lambda s: golden_sheet(s.name))
+        assert provenance.written, provenance
+        return provenance
+
+    return put
+
+
 # Files whose tests share exact counts that take minutes and that the library caches per process
 # (the Mulligan's stand counts by dealer threshold and its dynamic programme below the spec's
 # threshold): under `--dist loadfile` (pyproject) they run in one worker, so each count is made
@@ -97,14 +120,35 @@ SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per pr
                  for name in ("test_analysis_mulligan", "test_mulligan_dp", "test_mulligan_exact")}
 
 
+# The heaviest work units, roughly their CPU seconds from a cold start: they are handed out first
+# (longest first), so the last unit a worker takes is a short one and the two workers finish
+# together (in collection order the Mulligan group or Hold'em came last and one worker waited
+# a minute for the other). A file not listed follows in xdist's own order; the numbers only order.
+HEAVY_FIRST = {"tests/mulligan (exact counts cached per process)": 120, "tests/test_analysis_holdem.py": 80,
+               "tests/test_rules_board.py": 50, "tests/test_rules_analysis.py": 45, "tests/test_fail_closed.py": 40,
+               "tests/test_rules_stud.py": 40, "tests/test_simulate.py": 35, "tests/test_signing_fail_closed.py": 27,
+               "tests/test_hands.py": 25, "tests/test_audit.py": 20, "tests/test_pytest_plugin.py": 15,
+               "tests/test_stats_gof_rtp.py": 15}
+
+
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
     class SharedFileScheduling(LoadFileScheduling):
+        _ordered = False
+
         def _split_scope(self, nodeid):
             scope = super()._split_scope(nodeid)
             return SHARED_WORKER.get(scope, scope)
+
+        def _assign_work_unit(self, node):
+            if not self._ordered:  # the queue is complete at the first assignment
+                units = sorted(self.workqueue.items(), key=lambda unit: -HEAVY_FIRST.get(unit[0], 0))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self._ordered = True
+            super()._assign_work_unit(node)
 
     return SharedFileScheduling(config, log)

@@ -326,6 +326,24 @@ def test_a_stale_golden_sheet_is_refused_with_how_to_regenerate(tmp_path):
         cache.read_golden(load_spec(changed))
 
 
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_a_golden_sheet_of_a_group_writable_checkout_is_read_and_an_edited_one_refused(tmp_path):
+    # a checkout made with umask 002 has group-writable files: the owner and mode checks are the
+    # user cache's; a golden fixture is still checked by its digest and key
+    spec = load_spec("casino_stud")
+    data = cache.golden_path("casino_stud").read_bytes()
+    golden = tmp_path / "casino_stud.json"
+    golden.write_bytes(data)
+    golden.chmod(0o664)
+    assert cache.read_golden(spec, tmp_path) == cache.read_golden(spec)
+    golden.write_bytes(data.replace(b"\"main game\"", b"\"main gamE\"", 1))  # an edited row name
+    with pytest.raises(cache.CacheEntryError, match="digest mismatch.*--golden casino_stud"):
+        cache.read_golden(spec, tmp_path)
+    golden.write_bytes(data[:-1] + b" \n")  # the same JSON, not as written
+    with pytest.raises(cache.CacheEntryError, match="canonical form.*--golden casino_stud"):
+        cache.read_golden(spec, tmp_path)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", spec_names())
 def test_golden_sheet_is_the_codes_own_output(name):

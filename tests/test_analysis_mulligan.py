@@ -18,7 +18,6 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-import yaml
 from click.testing import CliRunner
 from numba import njit
 from scipy import stats
@@ -32,6 +31,7 @@ from certify.cli import cli
 from certify.rules import counting
 from certify.games.kernels import kernel_for
 from certify.spec import SPECS_DIR, load_spec
+from spec_files import spec_copy
 
 # The inventor's return table: (his event, our event, probability). Pays are the same.
 INVENTOR_ROWS = [
@@ -66,14 +66,6 @@ INVENTOR_EDGE, INVENTOR_RAISE, INVENTOR_SD = 0.03152, 0.4524, 1.610  # his eleme
 
 def by_spec_threshold(spec):
     return mulligan.mulligan_rules(spec).spec_stand_value
-
-
-def spec_copy(tmp_path, name, change):
-    data = json.loads(json.dumps(yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())))  # no shared anchors
-    change(data)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_spec(path)
 
 
 def bonus_pays(d: dict) -> dict:

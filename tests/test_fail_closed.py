@@ -428,8 +428,12 @@ def test_a_chance_failure_of_the_certified_drbg_is_not_confirmed():
     assert [row["verdict"] for row in battery.summary_rows(result) if row["test"] == "DrawGaps"] == ["unconfirmed"]
 
 
-def test_every_negative_control_still_fails_with_the_rule():
-    """Bad sources fail stage 1 and again on fresh data, at the quick profile's sizes."""
+@pytest.mark.parametrize("profile_sizes", [
+    dict(bits=200_000, decks=20_000, small_decks=20_000, draws=100_000),  # a fifth of quick's bits and draws
+    pytest.param({}, marks=pytest.mark.slow, id="quick")])
+def test_every_negative_control_still_fails_with_the_rule(profile_sizes):
+    """Bad sources fail stage 1 and again on fresh data, at smaller sizes and (slow) at the quick
+    profile's sizes."""
     from certify.stats import battery
     from rng import sources
     from rng.streams import stream
@@ -437,6 +441,6 @@ def test_every_negative_control_still_fails_with_the_rule():
     for bad, sizes in ((sources.Randu(seed=1), dict(sequences=1, decks=0, draws=0)),
                        (sources.NaiveShuffle(stream(1, 0)), dict(sequences=0, draws=0)),
                        (sources.ModuloBiasedDeal(stream(1, 0)), dict(sequences=0, decks=0))):
-        result = battery.run_battery(bad, "quick", alpha=0.01, **sizes)
+        result = battery.run_battery(bad, "quick", alpha=0.01, **{**profile_sizes, **sizes})
         assert not result["passed"] and result["confirmation"]["stage2"] is not None
         assert not result["confirmation"]["stage2"]["passed"]

@@ -17,6 +17,7 @@ from certify.cards import parse_cards
 from certify.analysis import par_sheet
 from certify.rules import analysis, counting
 from certify.spec import SPECS_DIR, load_spec
+from spec_files import spec_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,11 +33,7 @@ def sheet(tcp):
 
 
 def _variant(tmp_path, edit, name="three_card_poker"):
-    data = yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())
-    edit(data)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return analysis.par_sheet(load_spec(path))
+    return analysis.par_sheet(spec_copy(tmp_path, name, edit))
 
 
 def test_three_card_poker_matches_the_published_house_edges(sheet):

@@ -99,25 +99,30 @@ def test_the_counts_and_decisions_of_one_flop_match_brute_force():
                               -2 * den, -2 * den, 1)
     all_cells, _, river_cells, river_fold, _, check_value = (a.sum(axis=0) for a in out[:6])
     for hole in [(3, 51), (8, 9)]:
-        rest = [c for c in range(52) if c not in flop_cards + hole]
-        cells = np.zeros((6, 10), np.int64)
-        river_best, played_1x, folds = 0, np.zeros((6, 10), np.int64), 0
-        for t, r in combinations(rest, 2):
-            five = list(flop_cards) + [t, r]
-            mine = hands.rank_hand(five + list(hole))
-            dealer = hands.rank_batch(np.array([five + list(d) for d in combinations([c for c in rest if c not in (t, r)], 2)]))
-            here = np.zeros((6, 10), np.int64)
-            qualifies = dealer >= 1 << 20
-            for cell, (q, result) in enumerate([(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]):
-                here[cell, mine >> 20] = int(((qualifies == bool(q)) & (np.sign(mine - dealer) == result)).sum())
-            cells += here
-            play = int((here * (base + unit)).sum())
-            if play > -2 * den * 990:
-                river_best += play
-                played_1x += here
-            else:
-                river_best += -2 * den * 990
-                folds += 990
+        # every turn-river pair (rows) against every dealer hand of the 45 cards left (columns),
+        # all evaluated by the plain evaluator in one batch
+        rest = np.array([c for c in range(52) if c not in flop_cards + hole], np.int64)
+        turn_river = np.array(list(combinations(range(47), 2)), np.int64)  # 1,081
+        dealer_pairs = np.array(list(combinations(range(45), 2)), np.int64)  # 990
+        deals = np.empty((len(turn_river), 990, 7), np.int64)
+        deals[:, :, :3] = flop_cards
+        for i, (t, r) in enumerate(turn_river):
+            deals[i, :, 3:5] = rest[[t, r]]
+            deals[i, :, 5:] = np.delete(rest, [t, r])[dealer_pairs]
+        mine = hands.rank_batch(np.concatenate([deals[:, 0, :5], np.broadcast_to(hole, (len(deals), 2))], axis=1))
+        dealer = hands.rank_batch(deals.reshape(-1, 7)).reshape(len(deals), 990)
+        qualifies, sign = dealer >= 1 << 20, np.sign(mine[:, None] - dealer)
+        here = np.stack([((qualifies == bool(q)) & (sign == result)).sum(axis=1)  # (1081, 6): each board's cells
+                         for q, result in [(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]], axis=1)
+        category = mine >> 20
+        play = (here * (base + unit)[:, category].T).sum(axis=1)
+        plays = play > -2 * den * 990
+        cells, played_1x = np.zeros((6, 10), np.int64), np.zeros((6, 10), np.int64)
+        for k in range(10):
+            cells[:, k] = here[category == k].sum(axis=0)
+            played_1x[:, k] = here[(category == k) & plays].sum(axis=0)
+        river_best = int(np.where(plays, play, -2 * den * 990).sum())
+        folds = 990 * int((~plays).sum())
         p = kernel._pair_index(*hole)
         assert (all_cells[p] == cells).all()
         raise_2x = int((cells * (base + 2 * unit)).sum())

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from certify import hands
@@ -37,6 +36,7 @@ from certify.rules import analysis, counting
 from certify.rules.engine import RulesRound, hand_value, strategy_option
 from certify.simulate import deal_chunk
 from certify.spec import SPECS_DIR, load_spec
+from spec_files import spec_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["caribbean_stud", "casino_stud"]
@@ -77,15 +77,6 @@ def _digest(*arrays):
     for a in arrays:
         h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
     return h.hexdigest()
-
-
-def spec_copy(tmp_path, name, change):
-    """A modified copy of specs/<name>.yaml (the change applied to its YAML mapping)."""
-    data = yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())
-    change(data)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_spec(path)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -166,17 +166,18 @@ def _summary_line(output: str, label: str) -> str:
     return lines[0]
 
 
-def test_cli_output_to_a_pipe_keeps_each_line_whole(tmp_path, monkeypatch):
+def test_cli_output_to_a_pipe_keeps_each_line_whole(tmp_path, monkeypatch, golden_in_par_cache):
     """A spec file at a long path, run from far above it: the summary line names it by its path
     relative to the working folder and is never broken, whatever its length."""
     from click.testing import CliRunner
 
     from certify.cli import cli
-    from certify.spec import SPECS_DIR
+    from certify.spec import SPECS_DIR, load_spec
 
     deep = tmp_path.joinpath(*["a folder with a long name, ü"] * 6)
     deep.mkdir(parents=True)
     (deep / "casino_stud.yaml").write_bytes((SPECS_DIR / "casino_stud.yaml").read_bytes())
+    golden_in_par_cache(load_spec(deep / "casino_stud.yaml"))  # the sheet is input here, not under test
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(cli, ["simulate", str(deep / "casino_stud.yaml"), "--rounds", "10", "--workers", "1",
                                    "--checkpoint", str(tmp_path / "c.json")])
