@@ -16,7 +16,6 @@ from math import comb
 
 import numpy as np
 import pytest
-import yaml
 
 from certify.cards import parse_cards
 from certify.hands import Category, rank_hand
@@ -25,6 +24,7 @@ from certify.rules import board_streets_kernel as kernel
 from certify.rules.engine import rule_met
 from certify.rules.model import StrategyRule
 from certify.spec import SPECS_DIR, HandThreshold, SpecError, load_spec
+from spec_files import spec_copy
 
 # 11 cards with straights, flushes and many ties: 9h-Ah and Ts-As.
 SMALL_DECK = tuple(parse_cards("9h Th Jh Qh Kh Ah Ts Js Qs Ks As".split()))
@@ -314,15 +314,6 @@ def test_ante_odds_move_the_edge_by_the_strong_wins(small):
 
 
 # ---- the Bonus side bet -------------------------------------------------------------------------
-def spec_copy(tmp_path, name, change):
-    """A modified copy of specs/<name>.yaml (the change applied to its YAML mapping)."""
-    data = yaml.safe_load((SPECS_DIR / f"{name}.yaml").read_text())
-    change(data)
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_spec(path)
-
-
 def bonus_lines(data):
     return data["wagers"]["bonus"]["settle"]["card_lines"]
 
