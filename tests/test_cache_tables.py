@@ -122,4 +122,4 @@ def _toy_sheet(spec):
     from certify.analysis.par import ParSheet, WagerSheet
 
     main = WagerSheet.from_combinations("main game", [("win", Fraction(1), 1, 1), ("lose", -1, 1, 1)])
-    return ParSheet(game=spec.title, spec=spec.name, family=spec.family, wagers=(main,), frequencies={})
+    return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=(main,), frequencies={})
