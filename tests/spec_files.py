@@ -1,10 +1,13 @@
-"""Spec files made by tests: a shipped spec with one change, written where the test says."""
+"""Test helpers: spec files made by tests (a shipped spec with one change, written where the test
+says) and the digest the recorded-figure tests compare arrays by."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import yaml
 
 from certify.spec import SPECS_DIR, load_spec
@@ -17,3 +20,11 @@ def spec_copy(tmp_path: Path, name: str, change: Callable[[dict[str, Any]], None
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return load_spec(path)
+
+
+def array_digest(*arrays) -> str:
+    """SHA-256 of the arrays as contiguous int64, in order: how a recorded kernel output is kept."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+    return h.hexdigest()

@@ -24,7 +24,7 @@ from certify.rules import board_streets_kernel as kernel
 from certify.rules.engine import rule_met
 from certify.rules.model import StrategyRule
 from certify.spec import SPECS_DIR, HandThreshold, SpecError, load_spec
-from spec_files import spec_copy
+from spec_files import array_digest, spec_copy
 
 # 11 cards with straights, flushes and many ties: 9h-Ah and Ts-As.
 SMALL_DECK = tuple(parse_cards("9h Th Jh Qh Kh Ah Ts Js Qs Ks As".split()))
@@ -474,15 +474,6 @@ ENGINE_ROUNDS_SHA256 = {"texas_holdem_bonus": "76d7a02d50cd4628544ab363025f66acd
                         "texas_holdem_bonus_2x": "a0688919633438c47974393a3fbf4668432cadd990ca683e8d0ab1f13aa7cc57"}
 
 
-def _digest(*arrays):
-    import hashlib
-
-    h = hashlib.sha256()
-    for a in arrays:
-        h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
-    return h.hexdigest()
-
-
 def _sha(rows) -> str:
     import hashlib
     import json
@@ -528,7 +519,7 @@ def test_the_kernel_plays_the_simulation_decks_as_the_family_kernel_did(name):
     assert (main.name, main.events, bonus.name, bonus.events) == ("main", MAIN_EVENTS, "bonus", BONUS_EVENTS)
     decks = deal_chunk(1, 0, 50_000, 9)  # chunk 0 of seed 1, as `certify simulate --seed 1` deals it
     ev, dealt = kernel.events(decks)
-    assert _digest(ev, dealt) == KERNEL_EVENTS_SHA256
+    assert array_digest(ev, dealt) == KERNEL_EVENTS_SHA256
     tally = kernel.play(decks)
     assert tally["main.counts"].tolist() == KERNEL_MAIN_COUNTS
     assert tally["bonus.counts"].tolist() == KERNEL_BONUS_COUNTS

@@ -30,6 +30,7 @@ from certify.rules.engine import RulesRound, play_round
 from certify.rules.model import RulesSpec
 from certify.simulate import deal_chunk
 from certify.spec import SPECS_DIR, load_spec
+from spec_files import array_digest
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["five_card_mulligan", "five_card_mulligan_online"]
@@ -141,13 +142,6 @@ def test_the_sheet_computed_from_the_model_is_the_familys(name):
 
 
 # ---------------------------------------------------------------- the bulk kernel
-def _digest(*arrays):
-    h = hashlib.sha256()
-    for a in arrays:
-        h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
-    return h.hexdigest()
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_the_kernel_plays_the_simulation_decks_as_the_family_kernel_did(name):
     kernel = kernel_for(model_spec(name))
@@ -157,7 +151,7 @@ def test_the_kernel_plays_the_simulation_decks_as_the_family_kernel_did(name):
     assert main.nets[-1] == -2 and bonus.events[0] == "royal flush" and bonus.nets[0] == 10000
     decks = deal_chunk(1, 0, 50_000, 20)
     ev, dealt = kernel.events(decks)
-    assert _digest(ev, dealt) == KERNEL_EVENTS_SHA256[name]
+    assert array_digest(ev, dealt) == KERNEL_EVENTS_SHA256[name]
     tally = kernel.play(decks)
     assert tally["main.counts"].tolist() == KERNEL_MAIN_COUNTS
     assert tally["bonus.counts"].tolist() == KERNEL_BONUS_COUNTS[name]

@@ -36,7 +36,7 @@ from certify.rules import analysis, counting
 from certify.rules.engine import RulesRound, hand_value, strategy_option
 from certify.simulate import deal_chunk
 from certify.spec import SPECS_DIR, load_spec
-from spec_files import spec_copy
+from spec_files import array_digest, spec_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["caribbean_stud", "casino_stud"]
@@ -72,13 +72,6 @@ KERNEL_PROGRESSIVE_COUNTS = [0, 0, 20, 80, 95, 49805]
 ENGINE_ROUNDS_SHA256 = "33ab5fb240a98e3edd8ae0e10ad2a3c35accd292416499768fd9b4720c4abbae"
 
 
-def _digest(*arrays):
-    h = hashlib.sha256()
-    for a in arrays:
-        h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
-    return h.hexdigest()
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_the_golden_sheet_holds_the_stud_familys_figures(name):
     # the golden sheet is the code's own output (slow: test_analysis_cache.py), so the model's
@@ -109,7 +102,7 @@ def test_the_kernel_plays_the_simulation_decks_as_the_stud_kernel_did(name):
     assert (main.name, main.events, main.nets) == ("main", EVENTS, PAYS)
     decks = deal_chunk(1, 0, 50_000, 10)  # chunk 0 of seed 1, as `certify simulate --seed 1` deals it
     ev, dealt = kernel.events(decks)
-    assert _digest(ev, dealt) == KERNEL_EVENTS_SHA256[name]
+    assert array_digest(ev, dealt) == KERNEL_EVENTS_SHA256[name]
     tally = kernel.play(decks)
     assert tally["main.counts"].tolist() == KERNEL_MAIN_COUNTS
     if name == "caribbean_stud":

@@ -155,6 +155,15 @@ def fixed_machine(ranks: tuple[int, ...]) -> Machine:
     return Machine(nxt, free, mono, weight, 6)
 
 
+def _machine_arrays(transitions: list, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A machine's arrays over ``n`` states: the transition table from (rank, state, copies,
+    next state) rows, and the final classes (free, one suit) and weights, none set yet."""
+    nxt = np.full((N_RANKS, n, 5), NONE, np.int64)
+    for r, s, m, t in transitions:
+        nxt[r, s, m] = t
+    return nxt, np.full(n, NONE, np.int64), np.full(n, NONE, np.int64), np.zeros(n, np.int64)
+
+
 def values_machine(rank_lists: list[tuple[int, ...]]) -> tuple[Machine, list[np.ndarray]]:
     """Exactly one of these rank multisets (the player's hand of one of several values): a trie
     over the ranks, ace first, so hands that agree on the higher ranks share their states; and
@@ -177,12 +186,7 @@ def values_machine(rank_lists: list[tuple[int, ...]]) -> tuple[Machine, list[np.
             transitions.append((r, index[prefix], c[r], index[longer]))
             prefix = longer
     n = len(index)
-    nxt = np.full((N_RANKS, n, 5), NONE, np.int64)
-    for r, s, m, t in transitions:
-        nxt[r, s, m] = t
-    free = np.full(n, NONE, np.int64)
-    mono = np.full(n, NONE, np.int64)
-    weight = np.zeros(n, np.int64)
+    nxt, free, mono, weight = _machine_arrays(transitions, n)
     accept = []
     for ranks, c in zip(rank_lists, counts):
         s = index[tuple(c[r] for r in range(N_RANKS - 1, -1, -1))]
@@ -221,12 +225,7 @@ def _search(lex, max_per_rank: int, junk: bool) -> Machine:
         frontier = new_frontier
     reps = frontier
     n = len(index)
-    nxt = np.full((N_RANKS, n, 5), NONE, np.int64)
-    for r, s, m, t in transitions:
-        nxt[r, s, m] = t
-    free = np.full(n, NONE, np.int64)
-    mono = np.full(n, NONE, np.int64)
-    weight = np.zeros(n, np.int64)
+    nxt, free, mono, weight = _machine_arrays(transitions, n)
     for s, ranks in reps.items():  # finished after the deuce
         if len(ranks) != 5:
             continue
