@@ -37,8 +37,6 @@ KEYS = {"Mode count": "mode_count", "p-hat": "p_hat", "p_u": "p_u", "v": "v", "S
         "P_0": "P_0", "P_1": "P_1", "P_{0,0}": "P_00", "P_{0,1}": "P_01", "P_{1,0}": "P_10",
         "P_{1,1}": "P_11", "t": "t", "u": "u", "C": "C", "r": "r", "N": "N", "P_global": "P_global",
         "P_global'": "P_global_prime", "P_local": "P_local", "min entropy": "min_entropy"}
-LINE = re.compile(r"^(Literal|Bitstring) (.+?) Estimate: (.+?) = (\S+)$")
-NO_P_LOCAL = re.compile(r"^(Literal|Bitstring) (.+?) Estimate: P_local can't change the result\.$")
 
 
 def _record(values: dict, data: str, name: str, key: str, value: str) -> None:
@@ -50,16 +48,25 @@ def _record(values: dict, data: str, name: str, key: str, value: str) -> None:
     values.setdefault((data, ESTIMATORS[name]), {})[KEYS.get(key, key)] = value
 
 
+def estimator_values(text: str, datasets: str) -> dict[tuple[str, str], dict[str, str | None]]:
+    """{(data, estimator): {key: printed text}} from the tool's estimator lines, whose data is one
+    of ``datasets`` (a regex alternation: "Literal|Bitstring", "Rows|Columns")."""
+    line = re.compile(rf"^({datasets}) (.+?) Estimate: (.+?) = (\S+)$", re.M)
+    no_p_local = re.compile(rf"^({datasets}) (.+?) Estimate: P_local can't change the result\.$", re.M)
+    values: dict[tuple[str, str], dict[str, str | None]] = {}
+    for m in line.finditer(text):
+        _record(values, *m.groups())
+    for m in no_p_local.finditer(text):
+        values.setdefault((m.group(1), ESTIMATORS[m.group(2)]), {})["P_local"] = None
+    return values
+
+
 def parse_tool_output(text: str):
     """{(data, estimator): {key: printed text}} and the summary lines (H_original etc.)."""
-    values: dict[tuple[str, str], dict[str, str | None]] = {}
+    values = estimator_values(text, "Literal|Bitstring")
     summary: dict[str, str] = {}
     for line in text.splitlines():
-        if m := LINE.match(line):
-            _record(values, *m.groups())
-        elif m := NO_P_LOCAL.match(line):
-            values.setdefault((m.group(1), ESTIMATORS[m.group(2)]), {})["P_local"] = None
-        elif line.startswith(("H_bitstring = ", "H_original = ")):
+        if line.startswith(("H_bitstring = ", "H_original = ")):
             key, value = line.split(" = ")
             summary[key] = value
         elif line.startswith("Assessed min entropy: "):
@@ -81,6 +88,14 @@ def compare(tool_text: str, result) -> list[str]:
     values, summary = parse_tool_output(tool_text)
     ours = {("Literal", e.name): e for e in result.literal}
     ours.update({("Bitstring", e.name): e for e in result.bitstring})
+    return estimate_problems(values, ours) + summary_problems(
+        summary, (("H_original", result.h_original), ("H_bitstring", result.h_bitstring),
+                  ("assessed", result.min_entropy)))
+
+
+def estimate_problems(values: dict, ours: dict) -> list[str]:
+    """The tool's printed estimator values ({(data, name): {key: text}}) against the suite's
+    estimates ({(data, name): Estimate}): a value that differs, an estimator only one side ran."""
     problems = []
     for (data, name), printed in values.items():
         est = ours.get((data, name))
@@ -91,24 +106,35 @@ def compare(tool_text: str, result) -> list[str]:
         for key, text in printed.items():
             if key not in mine or not _agrees(text, mine[key]):
                 problems.append(f"{data} {name} {key}: tool {text}, suite {mine.get(key, '<missing>')!r}")
-    ran = {(d, n) for (d, n), e in ours.items() if e.min_entropy is not None}
-    problems += [f"{d} {n}: the suite ran it, the tool did not" for d, n in sorted(ran - set(values))]
-    for key, mine in (("H_original", result.h_original), ("H_bitstring", result.h_bitstring),
-                      ("assessed", result.min_entropy)):
-        if key in summary and not _agrees(summary[key], mine):
-            problems.append(f"{key}: tool {summary[key]}, suite {mine!r}")
-    return problems
+    ran = {key for key, e in ours.items() if e.min_entropy is not None}
+    return problems + [f"{d} {n}: the suite ran it, the tool did not" for d, n in sorted(ran - set(values))]
+
+
+def summary_problems(summary: dict, ours) -> list[str]:
+    """The tool's printed summary values against the suite's ((key, value) pairs; a key the tool
+    did not print is not compared)."""
+    return [f"{key}: tool {summary[key]}, suite {mine!r}" for key, mine in ours
+            if key in summary and not _agrees(summary[key], mine)]
 
 
 # compared in the default run (binary, translated 8-bit, 4-bit); the rest under -m slow
 DEFAULT_CASES = {"biased1_s11_1e5", "sparse8_s16_1e5", "uniform4_s17_1e5", "biased8_s14_1e5"}
 
 
+def fixture_cases(kind: str, default_stems: set[str]):
+    """One pytest case per fixture <source>_s<seed>_<n>.<kind>*.txt: (path, source, seed, n), plus
+    whether it is the IID variant for the restart kinds; slow unless its stem is in ``default_stems``."""
+    for path in sorted(FIXTURES.glob(f"*.{kind}*.txt")):
+        stem, variant = path.name[:-4].split(".")
+        name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)", stem).groups()
+        marks = [] if stem in default_stems else [pytest.mark.slow]
+        restart = (variant == "restart_iid",) if kind == "restart" else ()
+        yield pytest.param(path, name, int(seed), int(float(n)), *restart, id=stem + ("." + variant) * bool(restart),
+                           marks=marks)
+
+
 def _cases():
-    for path in sorted(FIXTURES.glob("*.non_iid.txt")):
-        name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)\.non_iid", path.name[:-4]).groups()
-        marks = [] if path.name[:-12] in DEFAULT_CASES else [pytest.mark.slow]
-        yield pytest.param(path, name, int(seed), int(float(n)), id=path.name[:-12], marks=marks)
+    return fixture_cases("non_iid", DEFAULT_CASES)
 
 
 @pytest.mark.parametrize("path, name, seed, n", list(_cases()))
@@ -209,14 +235,7 @@ def compare_iid(tool_text: str, samples) -> list[str]:
     return problems
 
 
-def _iid_cases():
-    for path in sorted(FIXTURES.glob("*.iid.txt")):
-        name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)\.iid", path.name[:-4]).groups()
-        marks = [] if path.name[:-8] in DEFAULT_CASES else [pytest.mark.slow]
-        yield pytest.param(path, name, int(seed), int(float(n)), id=path.name[:-8], marks=marks)
-
-
-@pytest.mark.parametrize("path, name, seed, n", list(_iid_cases()))
+@pytest.mark.parametrize("path, name, seed, n", list(fixture_cases("iid", DEFAULT_CASES)))
 def test_iid_agrees_with_nist_tool(path, name, seed, n):
     samples = prepare(sources.generate(name, seed, n), sources.SOURCES[name][0])
     assert compare_iid(path.read_text(), samples) == []
@@ -224,18 +243,9 @@ def test_iid_agrees_with_nist_tool(path, name, seed, n):
 
 # ---------------------------------------------------------------- restart tests (ea_restart, 3.1.4)
 
-RESTART_LINE = re.compile(r"^(Rows|Columns) (.+?) Estimate: (.+?) = (\S+)$")
-RESTART_NO_P_LOCAL = re.compile(r"^(Rows|Columns) (.+?) Estimate: P_local can't change the result\.$")
-
-
 def parse_restart_output(text: str):
     """{(dataset, estimator): {key: printed}} and the summary (H_I, X_cutoff, X_max, H_r, H_c, verdicts)."""
-    values: dict[tuple[str, str], dict[str, str | None]] = {}
-    for line in text.splitlines():
-        if m := RESTART_LINE.match(line):
-            _record(values, *m.groups())
-        elif m := RESTART_NO_P_LOCAL.match(line):
-            values.setdefault((m.group(1), ESTIMATORS[m.group(2)]), {})["P_local"] = None
+    values = estimator_values(text, "Rows|Columns")
     summary: dict = dict(re.findall(r"^(H_I|ALPHA|X_cutoff|X_max|H_r|H_c|min\(H_r, H_c, H_I\)) = (\S+)$", text, re.M))
     summary["sanity"] = "Restart Sanity Check Passed" in text
     summary["validation"] = ("Validation Test Passed" in text) if summary["sanity"] else None
@@ -269,21 +279,9 @@ def compare_restart(tool_text: str, samples, iid: bool) -> list[str]:
         return problems
     ours = {("Rows", e.name): e for e in result.rows}
     ours.update({("Columns", e.name): e for e in result.columns})
-    for (dataset, name), printed in values.items():
-        est = ours.get((dataset, name))
-        if est is None:
-            problems.append(f"{dataset} {name}: the tool ran it, the suite did not")
-            continue
-        mine = {**est.details, "min_entropy": est.min_entropy}
-        for key, text in printed.items():
-            if key not in mine or not _agrees(text, mine[key]):
-                problems.append(f"{dataset} {name} {key}: tool {text}, suite {mine.get(key, '<missing>')!r}")
-    ran = {key for key, e in ours.items() if e.min_entropy is not None}
-    problems += [f"{d} {n}: the suite ran it, the tool did not" for d, n in sorted(ran - set(values))]
-    for key, mine in (("H_r", result.h_rows), ("H_c", result.h_columns),
-                      ("min(H_r, H_c, H_I)", result.min_entropy)):
-        if key in summary and not _agrees(summary[key], mine):
-            problems.append(f"{key}: tool {summary[key]}, suite {mine!r}")
+    problems += estimate_problems(values, ours)
+    problems += summary_problems(summary, (("H_r", result.h_rows), ("H_c", result.h_columns),
+                                           ("min(H_r, H_c, H_I)", result.min_entropy)))
     if summary["validation"] != result.validation_passed:
         problems.append(f"validation verdict: tool {summary['validation']}, suite {result.validation_passed}")
     return problems
@@ -292,15 +290,7 @@ def compare_restart(tool_text: str, samples, iid: bool) -> list[str]:
 RESTART_DEFAULT_CASES = {"stuck8_s44_1e6", "biased4_s43_1e6"}
 
 
-def _restart_cases():
-    for path in sorted(FIXTURES.glob("*.restart*.txt")):
-        stem, kind = path.name[:-4].split(".")
-        name, seed, n = re.fullmatch(r"(\w+?)_s(\d+)_(\d+e\d+)", stem).groups()
-        marks = [] if stem in RESTART_DEFAULT_CASES else [pytest.mark.slow]
-        yield pytest.param(path, name, int(seed), int(float(n)), kind == "restart_iid", id=path.name[:-4], marks=marks)
-
-
-@pytest.mark.parametrize("path, name, seed, n, iid", list(_restart_cases()))
+@pytest.mark.parametrize("path, name, seed, n, iid", list(fixture_cases("restart", RESTART_DEFAULT_CASES)))
 def test_restart_agrees_with_nist_tool(path, name, seed, n, iid):
     samples = prepare(sources.generate(name, seed, n), sources.SOURCES[name][0])
     assert compare_restart(path.read_text(), samples, iid) == []
