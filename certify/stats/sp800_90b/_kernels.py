@@ -472,21 +472,21 @@ _LEN_MASK = np.uint64(0xFF)
 
 
 @nb.njit(inline="always")
-def _prefix_slot(tags, rec, m, hi, lo):
-    """Slot of the m-symbol context (hi, lo): where it is, or the empty slot where it would go.
-    ``tags`` (one byte a slot: the length and three bits of the hash, 0 when empty) is small enough
-    to stay in cache, so most probes never touch the record."""
-    mask = np.uint64(tags.size - 1)
+def _prefix_slot(tags, rec, m, hi, lo, base, mask):
+    """Slot of the m-symbol context (hi, lo) in the region tags[base : base + mask + 1]: where it
+    is, or the empty slot where it would go. ``tags`` (one byte a slot: the length and three bits
+    of the hash, 0 when empty) is small enough to stay in cache, so most probes never touch the
+    record."""
     hashed = _mix(np.uint64(m), hi, lo)
     tag = np.uint8(m | np.int64(hashed >> np.uint64(61)) << 5)
-    h = np.int64(hashed & mask)
+    h = np.int64(hashed & np.uint64(mask))
     while True:
-        t = tags[h]
+        t = tags[base + h]
         if t == 0:
-            return h
-        if t == tag and rec[3 * h] == hi and rec[3 * h + 1] == lo:
-            return h
-        h = (h + 1) & np.int64(mask)
+            return base + h
+        if t == tag and rec[3 * (base + h)] == hi and rec[3 * (base + h) + 1] == lo:
+            return base + h
+        h = (h + 1) & mask
 
 
 @nb.njit(inline="always")
@@ -495,16 +495,36 @@ def _slot_tag(m, hi, lo):
 
 
 @nb.njit(inline="always")
-def _pair_slot(pairs, key):
-    mask = pairs.size // 2 - 1
+def _pair_slot(pairs, key, base, mask):
+    """Slot of the (context slot, symbol) ``key`` in the region of slots base .. base + mask."""
     g = np.int64(_mix(np.uint64(key), np.uint64(7), np.uint64(11)) & np.uint64(mask))
-    while pairs[2 * g] >= 0 and pairs[2 * g] != key:
+    while pairs[2 * (base + g)] >= 0 and pairs[2 * (base + g)] != key:
         g = (g + 1) & mask
-    return g
+    return base + g
+
+
+def _dict_tables(n, depth, max_entries, mmc):
+    """The tables of ``_dict_predictor`` for n symbols: (region, tags, rec, pairs). MultiMMC has one
+    region per context length: a length's pairs, hence its contexts, are at most
+    max(1, min(max_entries, n)), so the few lengths that every step probes stay together in
+    memory rather than spread over the table. Allocated here by numpy, which asks the kernel for
+    huge pages for tables this large (fewer TLB misses on their random probes)."""
+    region = 1024
+    if mmc:
+        while region < 2 * (min(max_entries, n) + 1):
+            region *= 2
+        slots = depth * region
+    else:   # at most max_entries contexts in all (plus the initial ones)
+        while region < 2 * (max_entries + depth):
+            region *= 2
+        slots = region
+    pair_slots = slots if mmc else 4096   # LZ78Y's pair table grows
+    return (region, np.zeros(slots, dtype=np.uint8), np.zeros(3 * slots, dtype=np.uint64),
+            np.full(2 * pair_slots, -1, dtype=np.int64))
 
 
 @nb.njit(cache=True, nogil=True)
-def _dict_predictor(s, depth, max_entries, mmc):
+def _dict_predictor(s, depth, max_entries, mmc, region, tags, rec, pairs):
     """The MultiMMC (mmc=True, 6.3.9) or LZ78Y (mmc=False, 6.3.10) predictor over symbols ``s``.
 
     MultiMMC: one dictionary per context length m = 1..depth, at most ``max_entries`` (x, y)
@@ -514,22 +534,9 @@ def _dict_predictor(s, depth, max_entries, mmc):
     A context lives in a slot of the (pre-sized, never moved) context table; its best count and
     predicted symbol sit beside it; (slot, next symbol) -> count is a second table, pre-sized for
     MultiMMC (its entries are capped) and grown for LZ78Y. Both are open-addressed with records
-    side by side, so a probe costs one cache miss rather than one per field.
-    Returns (C, N, longest run of correct predictions)."""
+    side by side, so a probe costs one cache miss rather than one per field (``_dict_tables``
+    makes them, empty). Returns (C, N, longest run of correct predictions)."""
     L = s.size
-    if mmc:
-        most = depth * min(max_entries, L) + depth
-    else:
-        most = max_entries + depth
-    pcap = 1024
-    while pcap < 2 * most:
-        pcap *= 2
-    tags = np.zeros(pcap, dtype=np.uint8)
-    rec = np.zeros(3 * pcap, dtype=np.uint64)
-    qcap = 4096
-    if mmc:   # every (context, symbol) pair counts against its length's cap: at most `most` pairs
-        qcap = pcap
-    pairs = np.full(2 * qcap, -1, dtype=np.int64)
     n_pairs = 0
     entries = np.zeros(depth + 1, dtype=np.int64)  # MMC: (x,y) entries per length; LZ78Y: [0] = contexts
     score = np.zeros(depth + 1, dtype=np.int64)
@@ -583,7 +590,7 @@ def _dict_predictor(s, depth, max_entries, mmc):
                 ch, cl = _context(hi, lo, m, False)
             slot = -1
             if i >= 0 and ((not mmc) or m == 1 or found):
-                slot = _prefix_slot(tags, rec, m, ch, cl)
+                slot = _prefix_slot(tags, rec, m, ch, cl, (m - 1) * region if mmc else 0, region - 1)
                 found = tags[slot] != 0
             if i >= 0 and found:
                 make_new = True
@@ -611,7 +618,7 @@ def _dict_predictor(s, depth, max_entries, mmc):
                 counter = m if mmc else 0
                 if entries[counter] >= max_entries and i >= 0:
                     continue
-                slot = _prefix_slot(tags, rec, m, ch, cl)
+                slot = _prefix_slot(tags, rec, m, ch, cl, (m - 1) * region if mmc else 0, region - 1)
                 if tags[slot] == 0:
                     tags[slot] = _slot_tag(m, ch, cl)
                     rec[3 * slot] = ch
@@ -623,10 +630,13 @@ def _dict_predictor(s, depth, max_entries, mmc):
                     entries[counter] += 1
                 make_new = True
             # count (slot, x)
-            if 2 * (n_pairs + 1) > pairs.size // 2:
-                pairs = _grow_pairs(pairs)
             key = slot * 256 + x
-            g = _pair_slot(pairs, key)
+            if mmc:   # the pairs of length m in region m, as the contexts
+                g = _pair_slot(pairs, key, (m - 1) * region, region - 1)
+            else:
+                if 2 * (n_pairs + 1) > pairs.size // 2:
+                    pairs = _grow_pairs(pairs)
+                g = _pair_slot(pairs, key, 0, pairs.size // 2 - 1)
             if pairs[2 * g] < 0:
                 if not make_new:
                     continue
@@ -763,15 +773,15 @@ def _binary_lz78y(s, depth, max_entries):
     return c, L - depth - 1, best_run
 
 
-@nb.njit(cache=True, nogil=True)
 def multi_mmc(s, depth, max_entries, binary):
+    """MultiMMC's (C, N, longest run) over the uint8 symbols ``s``."""
     if binary and depth <= 24:
         return _binary_mmc(s, depth, max_entries)
-    return _dict_predictor(s, depth, max_entries, True)
+    return _dict_predictor(s, depth, max_entries, True, *_dict_tables(s.size, depth, max_entries, True))
 
 
-@nb.njit(cache=True, nogil=True)
 def lz78y(s, depth, max_entries, binary):
+    """LZ78Y's (C, N, longest run) over the uint8 symbols ``s``."""
     if binary and depth <= 24:
         return _binary_lz78y(s, depth, max_entries)
-    return _dict_predictor(s, depth, max_entries, False)
+    return _dict_predictor(s, depth, max_entries, False, *_dict_tables(s.size, depth, max_entries, False))
