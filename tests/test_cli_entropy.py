@@ -172,3 +172,32 @@ def test_reference_mode_switches_the_chi_square_null_and_is_reported(tmp_path):
     assert runs["nist-ea"][0] == 1 and tool["verdict"] == "FAIL"
     res = CliRunner().invoke(cli, ["entropy", src, "-k", "8", "--reference", "nist-sts"])
     assert res.exit_code == 2
+
+
+def test_nist_ea_refuses_an_h_initial_its_restart_rule_cannot_take(tmp_path, monkeypatch):
+    """--reference nist-ea with --restart: the tool's sanity rule needs floor(2^H_I) values of
+    probability 2^-H_I; a restart matrix with fewer distinct values is refused (exit 2, the file
+    and the option named, nothing written). The IID track's H_I is its MCV estimate, so it is
+    refused before the IID tests run (they are made to fail here if they do); the non-IID track's
+    H_I is known only once its estimators have run. The default mode takes the same files."""
+    import certify.stats.sp800_90b.assessment as assessment
+
+    rng = np.random.default_rng(42)
+    src = _write(tmp_path / "noise.bin", rng.integers(0, 256, size=5000))
+    restart = _write(tmp_path / "restart.bin", rng.integers(0, 2, size=1_000_000) * 255)
+    out = tmp_path / "out.json"
+    args = ["entropy", src, "-k", "8", "--min-samples", "1000", "--restart", restart, "--json", str(out)]
+
+    def no_tests(*_, **__):
+        raise AssertionError("the IID tests ran before the refusal")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(assessment, "assess_iid", no_tests)
+        res = CliRunner().invoke(cli, [*args, "--iid", "--reference", "nist-ea"])
+    assert res.exit_code == 2, res.output
+    assert "restart.bin: --reference nist-ea" in res.output and "only 2 values occur" in res.output
+    assert not out.exists()
+    res = CliRunner().invoke(cli, [*args, "--reference", "nist-ea"])   # non-IID
+    assert res.exit_code == 2 and "only 2 values occur" in res.output and not out.exists(), res.output
+    res = CliRunner().invoke(cli, [*args, "--iid", "--permutations", "20"])
+    assert res.exit_code == 1 and json.loads(out.read_text())["restart"]["sanity_check"]["passed"] is False

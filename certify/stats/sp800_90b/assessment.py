@@ -10,7 +10,7 @@ from typing import Any
 
 from rng.entropy import apt_cutoff, apt_window, rct_cutoff
 
-from .iid import PERMUTATIONS, assess_iid, check_reference
+from .iid import PERMUTATIONS, assess_iid, check_reference, mcv_assessment
 from .non_iid import assess_non_iid
 from .restart import restart_tests
 from .samples import MIN_SAMPLES, EntropyInputError, read_samples
@@ -45,7 +45,7 @@ def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = Fa
     """Assess ``path``; returns plain data (JSON-ready). Raises EntropyInputError on bad input,
     before any estimator runs (the restart matrix is read and checked first too). ``reference``:
     "exact" (default) or "nist-ea", the NIST tool's rules where they differ (``REFERENCE_RULES``)."""
-    from .restart import check_matrix
+    from .restart import check_matrix, tool_rule_refusal
 
     check_reference(reference)
     start = time.perf_counter()
@@ -54,6 +54,10 @@ def assess_file(path, bits_per_symbol: int, iid: bool = False, packed: bool = Fa
     if restart_path is not None:
         restart_samples = read_samples(restart_path, bits_per_symbol, packed=packed, min_samples=1)
         check_matrix(restart_samples)
+        if reference == "nist-ea" and iid:   # H_I is the MCV assessment: refuse it before the IID tests run
+            why = tool_rule_refusal(mcv_assessment(samples)[-1], restart_samples.alphabet_size, str(restart_path))
+            if why is not None:
+                raise EntropyInputError(why)
     if iid:
         track = assess_iid(samples, seed=seed, permutations=permutations, reference=reference)
     else:

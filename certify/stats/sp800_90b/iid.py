@@ -347,14 +347,19 @@ def assess_iid(samples: Samples, seed: int = 1, permutations: int = PERMUTATIONS
     ``reference`` chooses the chi-square tests' null (``chi_square_tests``)."""
     indep, fit = chi_square_tests(samples, reference=reference, seed=seed)
     tests = (permutation_tests(samples, seed=seed, permutations=permutations), indep, fit, lrs_test(samples))
+    return IidResult(tests, *mcv_assessment(samples), samples.bits_per_symbol, samples.n, samples.alphabet_size,
+                     reference)
+
+
+def mcv_assessment(samples: Samples) -> tuple[E.Estimate, E.Estimate | None, float, float | None, float]:
+    """The IID track's min-entropy (6.3.1 on the samples and, for more than two values, on the
+    bitstring): (literal, bitstring, H_original, H_bitstring, min(H_original, K x H_bitstring)).
+    It does not depend on the IID tests, so it is known before they run; and it bounds the
+    non-IID track's assessment, of which it is a part."""
     literal = E.most_common_value(samples.symbols, samples.alphabet_size)
     h_original = min(literal.min_entropy, float(samples.bits_per_symbol))
-    bitstring = None
-    h_bitstring = None
-    assessed = h_original
-    if samples.alphabet_size > 2:
-        bitstring = E.most_common_value(samples.bits, 2)
-        h_bitstring = min(bitstring.min_entropy, 1.0)
-        assessed = min(h_original, samples.bits_per_symbol * h_bitstring)
-    return IidResult(tests, literal, bitstring, h_original, h_bitstring, assessed, samples.bits_per_symbol,
-                     samples.n, samples.alphabet_size, reference)
+    if samples.alphabet_size <= 2:
+        return literal, None, h_original, None, h_original
+    bitstring = E.most_common_value(samples.bits, 2)
+    h_bitstring = min(bitstring.min_entropy, 1.0)
+    return literal, bitstring, h_original, h_bitstring, min(h_original, samples.bits_per_symbol * h_bitstring)

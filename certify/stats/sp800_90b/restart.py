@@ -94,15 +94,26 @@ def _power_truncated(poly: np.ndarray, times: int, size: int) -> np.ndarray:
     return out
 
 
+def tool_rule_refusal(h_initial: float, k: int, source: str = "the restart matrix") -> str | None:
+    """Why the NIST tool's restart rule cannot take H_I for a restart matrix of k distinct values
+    (None when it can): its worst-case distribution needs floor(2^H_I) values of probability
+    2^-H_I, and the tool stops when fewer occur."""
+    k_max = math.floor(2.0 ** h_initial)
+    if k_max <= k:
+        return None
+    return (f"{source}: --reference nist-ea: the NIST tool's restart rule (3.1.4.3) needs floor(2^H_I) = {k_max} "
+            f"values of probability 2^-H_I for H_I = {h_initial!r}, but only {k} values occur (the tool stops "
+            f"there); the default --reference exact takes any H_I")
+
+
 def worst_case_distribution(h_initial: float, k: int) -> list[tuple[float, int]]:
     """The NIST tool's "inverted near-uniform" distribution of min-entropy H_I over k values, as
     (probability, how many values have it): floor(2^H_I) values of p = 2^-H_I, the rest of the
     mass spread evenly over the others."""
     p = 2.0 ** -h_initial
     k_max = math.floor(1.0 / p)
-    if k_max > k:
-        raise EntropyInputError(f"H_I = {h_initial!r}: the NIST tool's restart rule needs floor(2^H_I) = {k_max} "
-                                f"values of probability 2^-H_I, but only {k} values occur (the tool stops there)")
+    if (why := tool_rule_refusal(h_initial, k)) is not None:
+        raise EntropyInputError(why)
     if k > k_max:
         return [(p, k_max), ((1.0 - p * k_max) / (k - k_max), k - k_max)]
     return [(p, k_max)]
@@ -202,6 +213,8 @@ def restart_tests(samples: Samples, h_initial: float, iid: bool, reference: str 
     check_matrix(samples)
     if not (0 < h_initial <= samples.bits_per_symbol):
         raise EntropyInputError(f"H_I = {h_initial!r} must be in (0, {samples.bits_per_symbol}] bits per sample")
+    if reference == "nist-ea" and (why := tool_rule_refusal(h_initial, samples.alphabet_size, samples.source)):
+        raise EntropyInputError(why)
     matrix = samples.symbols.reshape(ROWS, COLUMNS)
     cutoff, alpha, rule = _sanity_rule(samples, h_initial, reference)
     x_max = _max_counts(matrix, samples.alphabet_size)
