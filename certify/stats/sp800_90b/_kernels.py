@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 
@@ -23,6 +24,26 @@ def _cttz(typingctx, x):
 
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@intrinsic
+def _prefetch(typingctx, ary, idx):
+    """Ask the CPU to bring the cache line of ary[idx] in for writing (llvm.prefetch): a hint with
+    no effect on any value."""
+    sig = types.void(ary, idx)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ptr = cgutils.get_item_pointer(context, builder, aryty, context.make_array(aryty)(context, builder, args[0]),
+                                       [args[1]])
+        byte_ptr = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]),
+                                            "llvm.prefetch.p0i8")
+        builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -665,6 +686,22 @@ def _dict_predictor(s, depth, max_entries, mmc, region, tags, rec, pairs):
     return c, n_pred, best_run
 
 
+_AHEAD = 2          # steps ahead whose contexts the binary predictors prefetch
+_PREFETCH_FROM = 11  # ... of these lengths and longer (the shorter ones' counts stay in L1)
+
+
+@nb.njit(inline="always")
+def _prefetch_contexts(counts, s, i, hist, depth):
+    """Prefetch the counts of the long contexts that step i + _AHEAD will read: their addresses are
+    known from the input, while the steps between are still deciding (hit or miss) what to add."""
+    if i + _AHEAD < s.size:
+        future = hist
+        for t in range(_AHEAD):
+            future = (future << 1) | np.int64(s[i + t])
+        for m in range(_PREFETCH_FROM, depth + 1):
+            _prefetch(counts, 2 * ((1 << m) | (future & ((1 << m) - 1))))
+
+
 @nb.njit(cache=True, nogil=True)
 def _binary_mmc(s, depth, max_entries):
     """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern)."""
@@ -687,6 +724,7 @@ def _binary_mmc(s, depth, max_entries):
     run = 0
     best_run = 0
     for i in range(2, L):
+        _prefetch_contexts(counts, s, i, hist, depth)
         x = np.int64(s[i])
         cur_winner = winner
         found = False
@@ -743,6 +781,7 @@ def _binary_lz78y(s, depth, max_entries):
     run = 0
     best_run = 0
     for i in range(depth + 1, L):
+        _prefetch_contexts(counts, s, i, hist, depth)
         x = np.int64(s[i])
         max_count = 0
         prediction = -1
