@@ -515,6 +515,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
     from certify.rules import board_kernel as kernel
     from certify.rules import board_streets
+    from certify.rules.board_sim import river_table
 
     if board_streets.is_street_shape(spec):  # a wager on each street: the spec strategy's kernel
         return board_streets.street_kernel(spec)
@@ -545,6 +546,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     table, _ = hole_class_table()
     class_option = np.array([ch.option for ch in preflop_choices(bc)], np.int64)
     lookup, perm, perms = flop_lookup(bc.flops if bc.flops is not None else canonical_flops()[0])
+    board_row, river_options, river_bits = river_table(spec, bc)
     wagers = [main]
     side_index, side_fold, side_paid = [], [], []
     for side in side_sheets(spec, bc):
@@ -562,6 +564,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
               "river_kind": np.array(river.kinds, np.int64),
               "river_mult": np.array([int(m) for m in river.mults], np.int64), "base": base, "unit": unit,
               "fold_river": int(-shape.stake * den), "qual": int(shape.qualify),
+              "board_row": board_row, "river_table": river_options, "river_bits": river_bits,
               "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
               "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
               "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
@@ -569,7 +572,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
-    from certify.rules import board_kernel as kernel
+    from certify.rules import board_sim
 
     if p.get("streets"):
         from certify.rules.board_streets import play_rounds as play_streets
@@ -578,11 +581,11 @@ def play_rounds(decks, p, ev, dealt) -> None:
         return
 
     out = np.empty((decks.shape[0], ev.shape[1]), np.int64)
-    kernel.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
-                             p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
-                             p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["pre_index"],
-                             p["flop_index"], p["river_index"], p["fold_index"], p["side_index"], p["side_fold"],
-                             p["side_paid_on_fold"], out, dealt)
+    board_sim.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
+                                p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
+                                p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["board_row"],
+                                p["river_table"], p["river_bits"], p["pre_index"], p["flop_index"], p["river_index"],
+                                p["fold_index"], p["side_index"], p["side_fold"], p["side_paid_on_fold"], out, dealt)
     if (out < 0).any():
         from certify.games.kernels import KernelError
 
