@@ -493,19 +493,12 @@ def par_sheet(spec: RulesSpec) -> ParSheet:
 def flop_lookup(flops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lookup, perm, perms): for every flop by colex rank of its sorted cards, the index of its
     orbit's flop in ``flops`` (-1: not counted) and a suit permutation (row of ``perms``: card ->
-    card) carrying it there."""
+    card, the first in ``itertools.permutations`` order) carrying it there."""
+    from certify.rules.board_sim import flop_images
+
     table = list(permutations(range(4)))
     perms = np.array([[4 * (c >> 2) + p[c & 3] for c in range(DECK)] for p in table], np.int64)
-    where = {tuple(int(c) for c in f): i for i, f in enumerate(flops)}
-    lookup = np.full(comb(DECK, 3), -1, np.int64)
-    perm = np.zeros(comb(DECK, 3), np.int64)
-    for f in combinations(range(DECK), 3):
-        key = f[0] + comb(f[1], 2) + comb(f[2], 3)
-        for p in range(len(table)):
-            image = tuple(sorted(int(perms[p, c]) for c in f))
-            if image in where:
-                lookup[key], perm[key] = where[image], p
-                break
+    lookup, perm = flop_images(np.ascontiguousarray(flops, np.int64), perms)
     return lookup, perm, perms
 
 
@@ -515,7 +508,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
     from certify.rules import board_kernel as kernel
     from certify.rules import board_streets
-    from certify.rules.board_sim import river_table
+    from certify.rules.board_sim import N_CANONICAL_FLOPS, river_table
 
     if board_streets.is_street_shape(spec):  # a wager on each street: the spec strategy's kernel
         return board_streets.street_kernel(spec)
@@ -524,7 +517,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     base, unit, den = _scaled(shape)
     pre, flop, river = shape.stages
     categories = ranking_categories(spec.ranking)
-    sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == len(canonical_flops()[0]))
+    sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == N_CANONICAL_FLOPS)
     names = [row.event for row in sheet.rows]
     main = WagerEvents("main", names, [Fraction(row.pays) for row in sheet.rows], _scale([row.pays for row in sheet.rows]))
 

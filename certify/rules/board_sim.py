@@ -157,7 +157,49 @@ def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, str
 # increase (134,459 of the 2,598,960), and a hole's decision is its image's there. A round then reads
 # its decision instead of valuing 990 dealer hands.
 N_BOARDS = 2_598_960  # C(52, 5): boards by colex rank
+N_CANONICAL_FLOPS = 1755  # suit-permutation orbits of the C(52, 3) flops (board.canonical_flops)
 N_PAIRS = 1326  # holes {x < y} by _pair_index
+
+
+@njit(cache=True)
+def flop_images(flops, perms):
+    """(lookup, perm) of ``board.flop_lookup``: per flop (colex rank), the row in ``flops`` of its
+    image under the first permutation of ``perms`` carrying it into ``flops`` (-1: none), and that
+    permutation."""
+    row = np.full(22100, -1, np.int64)  # C(52, 3)
+    for i in range(flops.shape[0]):
+        a, b, c = _sort3(flops[i, 0], flops[i, 1], flops[i, 2])
+        row[_colex3(a, b, c)] = i
+    lookup = np.full(22100, -1, np.int64)
+    perm = np.zeros(22100, np.int64)
+    for f2 in range(2, 52):
+        for f1 in range(1, f2):
+            for f0 in range(f1):
+                key = _colex3(f0, f1, f2)
+                for p in range(perms.shape[0]):
+                    a, b, c = _sort3(perms[p, f0], perms[p, f1], perms[p, f2])
+                    i = row[_colex3(a, b, c)]
+                    if i >= 0:
+                        lookup[key] = i
+                        perm[key] = p
+                        break
+    return lookup, perm
+
+
+@njit(cache=True, inline="always")
+def _sort3(a, b, c):
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+    if a > b:
+        a, b = b, a
+    return a, b, c
+
+
+@njit(cache=True, inline="always")
+def _colex3(a, b, c):
+    return a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6
 
 
 @njit(cache=True, inline="always")
@@ -455,8 +497,7 @@ def river_table(spec, bc, n_chunks: int = 64) -> tuple[np.ndarray, np.ndarray, i
     base, unit, den = _scaled(shape)
     river = shape.stages[2]
     bits = next(b for b in (1, 2, 4, 8) if len(river.kinds) <= 1 << b)
-    every = canonical_flops()[0]
-    flops = every if bc.flops is None else bc.flops
+    flops = canonical_flops()[0] if bc.flops is None else bc.flops
 
     def compute():
         boards = canonical_boards_of_flops(np.ascontiguousarray(flops, np.int64))
@@ -465,7 +506,7 @@ def river_table(spec, bc, n_chunks: int = 64) -> tuple[np.ndarray, np.ndarray, i
                                    int(-shape.stake * den), bits, n_chunks)
         return {"boards": boards, "table": table}, {"bits": bits}
 
-    if len(flops) == len(every):  # the full game: a table of the spec alone
+    if len(flops) == N_CANONICAL_FLOPS:  # the full game: a table of the spec alone
         arrays, values, _ = cached_tables("board-river-options", spec, compute)
     else:
         arrays, values = compute()
