@@ -431,6 +431,15 @@ def _tabled_river_option(h0, h1, b0, b1, b2, b3, b4, board_row, table, bits):
     return (table[i, at >> 3] >> (at & 7)) & ((1 << bits) - 1)
 
 
+@njit(cache=True, inline="always")
+def _settle_sides(ev, r, folded, cat, side_index, side_fold, side_paid_on_fold):
+    for s in range(side_index.shape[0]):
+        if folded and not side_paid_on_fold[s]:
+            ev[r, 1 + s] = side_fold[s]
+        else:
+            ev[r, 1 + s] = side_index[s, cat]
+
+
 @njit(cache=True)
 def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, flop_perm, perms, flop_choice,
                       flop_kind, river_kind, river_mult, base, unit, fold_river, qual, board_row, river_table,
@@ -440,11 +449,21 @@ def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, fl
     class table, the flop by the table of the canonical flop (``flop_option``), the river by the
     river option table (``river_option_table``, its row per board colex rank ``board_row``; a board
     outside it by ``river_option``); then the showdown. ``ev[r, 0]``: the main event (-1 where the
-    sheet has none: a defect); ``ev[r, 1 + s]``: side s."""
+    sheet has none: a defect); ``ev[r, 1 + s]``: side s.
+
+    The rounds reaching the river are read from the tables after the loop, in two passes (the rows,
+    then the options): the reads of one pass do not wait for each other."""
+    n = decks.shape[0]
     used = np.zeros(52, np.bool_)
     board = np.empty(5, np.int64)
     cnt = np.zeros(6, np.int64)
-    for r in range(decks.shape[0]):
+    waiting = np.empty(n, np.int64)  # rounds at the river: round, canonical board, hole's bit, cell, category
+    rank_of = np.empty(n, np.int64)
+    at_of = np.empty(n, np.int64)
+    cell_of = np.empty(n, np.int64)
+    cat_of = np.empty(n, np.int64)
+    n_waiting = 0
+    for r in range(n):
         h0, h1 = np.int64(decks[r, 0]), np.int64(decks[r, 1])
         for i in range(5):
             board[i] = decks[r, 4 + i]
@@ -469,20 +488,32 @@ def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, fl
                 ev[r, 0] = fold_index[1]
                 folded = True
             else:
-                ro = _tabled_river_option(h0, h1, board[0], board[1], board[2], board[3], board[4], board_row,
-                                          river_table, river_bits)
-                if ro < 0:
-                    ro = river_option(h0, h1, board, qual, river_kind, river_mult, base, unit, fold_river, used, cnt)
-                if river_kind[ro] == FOLD:
-                    ev[r, 0] = fold_index[2]
-                    folded = True
-                else:
-                    ev[r, 0] = river_index[ro, cell, cat]
-        for s in range(side_index.shape[0]):
-            if folded and not side_paid_on_fold[s]:
-                ev[r, 1 + s] = side_fold[s]
-            else:
-                ev[r, 1 + s] = side_index[s, cat]
+                rank, labels = canonical_board(board[0], board[1], board[2], board[3], board[4])
+                a, b = _relabel(h0, labels), _relabel(h1, labels)
+                waiting[n_waiting] = r
+                rank_of[n_waiting] = rank
+                at_of[n_waiting] = _pair_index(min(a, b), max(a, b)) * river_bits
+                cell_of[n_waiting] = cell
+                cat_of[n_waiting] = cat
+                n_waiting += 1
+                continue
+        _settle_sides(ev, r, folded, cat, side_index, side_fold, side_paid_on_fold)
+    for j in range(n_waiting):
+        rank_of[j] = board_row[rank_of[j]]  # the table's row (-1: not in it)
+    mask = (1 << river_bits) - 1
+    for j in range(n_waiting):
+        r = waiting[j]
+        row = rank_of[j]
+        if row >= 0:
+            ro = (river_table[row, at_of[j] >> 3] >> (at_of[j] & 7)) & mask
+        else:
+            for i in range(5):
+                board[i] = decks[r, 4 + i]
+            ro = river_option(np.int64(decks[r, 0]), np.int64(decks[r, 1]), board, qual, river_kind, river_mult,
+                              base, unit, fold_river, used, cnt)
+        folded = river_kind[ro] == FOLD
+        ev[r, 0] = fold_index[2] if folded else river_index[ro, cell_of[j], cat_of[j]]
+        _settle_sides(ev, r, folded, cat_of[j], side_index, side_fold, side_paid_on_fold)
 
 
 def river_table(spec, bc, n_chunks: int = 64) -> tuple[np.ndarray, np.ndarray, int]:
