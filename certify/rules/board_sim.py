@@ -289,24 +289,23 @@ def canonical_boards_of_flops(flops):
     return np.flatnonzero(seen).astype(np.int32)
 
 
+@njit(cache=True, inline="always")
+def _binomial(n, k):
+    v = 1
+    for i in range(k):
+        v = v * (n - i) // (i + 1)
+    return v
+
+
 @njit(cache=True)
 def _unrank5(rank):
     """The board of a colex rank (ascending cards)."""
     out = np.empty(5, np.int64)
     for k in range(5, 0, -1):
         c = k - 1
-        while True:  # the largest c with C(c, k) <= rank
-            nxt = c + 1
-            v = 1
-            for i in range(k):
-                v = v * (nxt - i) // (i + 1)
-            if v > rank:
-                break
-            c = nxt
-        v = 1
-        for i in range(k):
-            v = v * (c - i) // (i + 1)
-        rank -= v
+        while _binomial(c + 1, k) <= rank:  # the largest c with C(c, k) <= rank
+            c += 1
+        rank -= _binomial(c, k)
         out[k - 1] = c
     return out
 
