@@ -394,3 +394,48 @@ def _used(cards):
     used = np.zeros(52, np.bool_)
     used[cards] = True
     return used
+
+
+# ---------------------------------------------------------------- the river option table (certify.rules.board_sim)
+def _river_args():
+    shape = board.board_shape(_spec())
+    base, unit, den = board._scaled(shape)
+    river = shape.stages[2]
+    return (int(shape.qualify), np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
+            base, unit, int(-shape.stake * den))
+
+
+def test_the_river_table_takes_the_exact_river_option_on_any_image_of_its_boards():
+    """Random boards (most not canonical) and every hole on them: the table's option at the
+    board's canonical image, the hole carried by the same suit relabelling, is ``river_option``'s
+    on the board as dealt (990 dealer hands valued)."""
+    from certify.rules import board_sim
+
+    qual, kinds, mults, base, unit, fold = _river_args()
+    rng = np.random.default_rng(16)
+    dealt = [sorted(int(c) for c in rng.permutation(52)[:5]) for _ in range(6)]
+    dealt += [[0, 1, 4, 5, 8], [0, 4, 8, 12, 16], [3, 7, 11, 15, 51], [48, 49, 50, 51, 44]]  # pairs, flushes, quads
+    ranks = np.array(sorted({board_sim.canonical_board(*b)[0] for b in dealt}), np.int32)
+    table = board_sim.river_option_table(ranks, qual, kinds, mults, base, unit, fold, 1, 2)
+    board_row = np.full(board_sim.N_BOARDS, -1, np.int32)
+    board_row[ranks] = np.arange(len(ranks), dtype=np.int32)
+    used, cnt = np.zeros(52, np.bool_), np.zeros(kernel.N_CELLS, np.int64)
+    taken = set()
+    for five in dealt:
+        cards = np.array(five, np.int64)
+        for x, y in combinations([c for c in range(52) if c not in five], 2):
+            want = kernel.river_option(x, y, cards, qual, kinds, mults, base, unit, fold, used, cnt)
+            assert board_sim._tabled_river_option(x, y, *five, board_row, table, 1) == want, (five, x, y)
+            taken.add(int(want))
+    assert taken == {0, 1}  # both options on these boards
+
+
+def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(small_counts):
+    spec = _spec()
+    k = board.board_kernel(spec, small_counts)
+    decks = _decks_on(_small_game()[0], 200, seed=21)
+    ev, dealt = k.events(decks)
+    k.params["board_row"] = np.full_like(k.params["board_row"], -1)  # no board in the table
+    again = k.events(decks)
+    assert (again[0] == ev).all() and (again[1] == dealt).all()
+    assert {k.wagers[0].events[e].split(":")[0] for e in ev[:, 0]} >= {"play_1x", "fold (river)"}

@@ -570,3 +570,81 @@ def test_the_ante_pays_on_pair_fault_is_refused_without_the_rule():
     assert kernel.params["strong"] == 1  # the Ante paid from a pair
     with pytest.raises(sim.SimulationError, match="ante-pays-on-pair.*Texas Hold'em Bonus"):
         sim.engine_kernel(str(SPECS_DIR / "three_card_poker.yaml"), "ante-pays-on-pair")
+
+
+# ---------------------------------------------------------------- the bulk loop's shortcuts
+# certify.rules.board_sim.play_street_rounds decides a Turn / River rule without the evaluator when the
+# cards already decide it, and reads a card line from one table: the same events as the loop that
+# evaluated every hand (HEAD 2934b31's play_street_rounds gave this digest on these decks).
+MILLION_EVENTS_SHA256 = "bfece6be06e4a91c89bbc901b25f8de29eda103250cfa5e14cf4093fb2d2c243"
+
+
+def test_the_bulk_loop_plays_a_million_simulation_decks_as_the_evaluating_loop_did():
+    from certify.games.kernels import kernel_for
+    from certify.simulate import deal_chunk
+
+    decks = deal_chunk(1, 0, 1 << 20, 9)  # chunk 0 of seed 1 at 2^20 rounds a chunk
+    for name in NAMES:  # the same events: the two specs differ in pays only
+        assert array_digest(*kernel_for(load_spec(name)).events(decks)) == MILLION_EVENTS_SHA256
+
+
+@pytest.mark.parametrize("turn, river, straight", [(0, 0, 0), (1, 1, 4), (3, 2, 4), (4, 4, 4), (2, 5, 0), (1, 7, 4),
+                                                   (10, 10, 4)])
+def test_the_street_rules_decide_as_the_evaluator_does(turn, river, straight):
+    """Every rule shape (from a category, with or without a hole card playing, never) against the
+    rule read with the hand evaluated (``hole_plays_rule``, the counting's own) on 20,000 decks."""
+    from certify.hands import best6_nb, eval5_nb
+    from certify.rules import board_sim
+    from certify.simulate import deal_chunk
+
+    decks = deal_chunk(3, 0, 20_000, 9)
+    fold = np.zeros((13, 13, 2), np.bool_)
+    none = np.zeros(0, np.int64)
+    ev, dealt = np.zeros((len(decks), 1), np.int8), np.zeros(len(decks), np.int8)
+    board_sim.play_street_rounds(decks, fold, turn, river, straight, 9, np.zeros((0, 52, 52, 1), np.int8),
+                                 np.zeros((0, 1, 2), np.int64), np.zeros((0, 52, 52), np.int8), none, none,
+                                 np.zeros(0, np.bool_), ev, dealt)
+    for d, e in zip(decks.astype(np.int64), ev[:, 0]):
+        c_flop = eval5_nb(*d[[0, 1, 4, 5, 6]]) >> 20
+        c_turn = best6_nb(*d[[0, 1, 4, 5, 6, 7]]) >> 20
+        turn_bet = c_flop >= turn and kernel.hole_plays_rule(d[0], d[1], d[4:7], c_flop, straight)
+        river_bet = c_turn >= river and kernel.hole_plays_rule(d[0], d[1], d[4:8], c_turn, straight)
+        assert (e - 1) // 4 == 2 * turn_bet + river_bet, d
+
+
+def test_six_cards_said_below_a_straight_are_below_it():
+    from certify.hands import best6_nb
+    from certify.rules import board_sim
+
+    rng = np.random.default_rng(6)
+    hands = [rng.permutation(52)[:6] for _ in range(30_000)]
+    hands += [np.array(parse_cards(h.split())) for h in ("2C 2D 2H 2S 5C 9D", "2C 2D 2H 5S 5C 9D", "2C 3D 4H 5S AC KD",
+                                                         "2C 7C 9C JC QC AD", "2C 2D 3H 3S 4C 4D", "2C 2D 2H 3S 3C 3D")]
+    said_below = 0
+    for h in hands:
+        if not board_sim._six_may_reach_straight(*[int(c) for c in h]):
+            said_below += 1
+            assert best6_nb(*[int(c) for c in h]) >> 20 < board_sim.STRAIGHT, h
+    assert said_below > len(hands) // 2  # the shortcut does take most hands
+
+
+def test_the_first_card_line_table_is_the_walk_over_the_lines():
+    from certify.rules import board_sim
+
+    p = load_kernel_params("texas_holdem_bonus")
+    first, cand, masks = p["first_lines"], p["candidates"], p["dealer_masks"]
+    walked = 0
+    for x, y in combinations(range(52), 2):
+        for dealer in [(4 * a, 4 * b + 1) for a in range(13) for b in range(a, 13)]:
+            want = board_sim._card_line_event(cand, masks, 0, p["side_lines"][0], x, y, *dealer)
+            if first[0, x, y] == board_sim.WALK_LINES:
+                walked += 1
+            else:
+                assert first[0, x, y] == first[0, y, x] == want, (x, y, dealer)
+    assert walked == 6 * 91  # the pairs of aces: the line asking for the dealer's aces
+
+
+def load_kernel_params(name):
+    from certify.games.kernels import kernel_for
+
+    return kernel_for(load_spec(name)).params

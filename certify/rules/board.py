@@ -493,19 +493,12 @@ def par_sheet(spec: RulesSpec) -> ParSheet:
 def flop_lookup(flops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lookup, perm, perms): for every flop by colex rank of its sorted cards, the index of its
     orbit's flop in ``flops`` (-1: not counted) and a suit permutation (row of ``perms``: card ->
-    card) carrying it there."""
+    card, the first in ``itertools.permutations`` order) carrying it there."""
+    from certify.rules.board_sim import flop_images
+
     table = list(permutations(range(4)))
     perms = np.array([[4 * (c >> 2) + p[c & 3] for c in range(DECK)] for p in table], np.int64)
-    where = {tuple(int(c) for c in f): i for i, f in enumerate(flops)}
-    lookup = np.full(comb(DECK, 3), -1, np.int64)
-    perm = np.zeros(comb(DECK, 3), np.int64)
-    for f in combinations(range(DECK), 3):
-        key = f[0] + comb(f[1], 2) + comb(f[2], 3)
-        for p in range(len(table)):
-            image = tuple(sorted(int(perms[p, c]) for c in f))
-            if image in where:
-                lookup[key], perm[key] = where[image], p
-                break
+    lookup, perm = flop_images(np.ascontiguousarray(flops, np.int64), perms)
     return lookup, perm, perms
 
 
@@ -515,6 +508,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
     from certify.rules import board_kernel as kernel
     from certify.rules import board_streets
+    from certify.rules.board_sim import N_CANONICAL_FLOPS, river_table
 
     if board_streets.is_street_shape(spec):  # a wager on each street: the spec strategy's kernel
         return board_streets.street_kernel(spec)
@@ -523,7 +517,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     base, unit, den = _scaled(shape)
     pre, flop, river = shape.stages
     categories = ranking_categories(spec.ranking)
-    sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == len(canonical_flops()[0]))
+    sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == N_CANONICAL_FLOPS)
     names = [row.event for row in sheet.rows]
     main = WagerEvents("main", names, [Fraction(row.pays) for row in sheet.rows], _scale([row.pays for row in sheet.rows]))
 
@@ -545,6 +539,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     table, _ = hole_class_table()
     class_option = np.array([ch.option for ch in preflop_choices(bc)], np.int64)
     lookup, perm, perms = flop_lookup(bc.flops if bc.flops is not None else canonical_flops()[0])
+    board_row, river_options, river_bits = river_table(spec, bc)
     wagers = [main]
     side_index, side_fold, side_paid = [], [], []
     for side in side_sheets(spec, bc):
@@ -562,6 +557,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
               "river_kind": np.array(river.kinds, np.int64),
               "river_mult": np.array([int(m) for m in river.mults], np.int64), "base": base, "unit": unit,
               "fold_river": int(-shape.stake * den), "qual": int(shape.qualify),
+              "board_row": board_row, "river_table": river_options, "river_bits": river_bits,
               "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
               "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
               "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
@@ -569,7 +565,7 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
-    from certify.rules import board_kernel as kernel
+    from certify.rules import board_sim
 
     if p.get("streets"):
         from certify.rules.board_streets import play_rounds as play_streets
@@ -578,11 +574,11 @@ def play_rounds(decks, p, ev, dealt) -> None:
         return
 
     out = np.empty((decks.shape[0], ev.shape[1]), np.int64)
-    kernel.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
-                             p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
-                             p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["pre_index"],
-                             p["flop_index"], p["river_index"], p["fold_index"], p["side_index"], p["side_fold"],
-                             p["side_paid_on_fold"], out, dealt)
+    board_sim.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
+                                p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
+                                p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["board_row"],
+                                p["river_table"], p["river_bits"], p["pre_index"], p["flop_index"], p["river_index"],
+                                p["fold_index"], p["side_index"], p["side_fold"], p["side_paid_on_fold"], out, dealt)
     if (out < 0).any():
         from certify.games.kernels import KernelError
 

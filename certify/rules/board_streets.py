@@ -590,6 +590,7 @@ def street_kernel(spec: RulesSpec):
     """The bulk kernel of the street shape, playing the spec's strategy (deck positions: player 0-1,
     dealer 2-3, flop 4-6, turn 7, river 8); events are the PAR sheet's rows."""
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
+    from certify.rules.board_sim import first_card_lines
 
     rules = street_rules(spec)
     strategy = spec_strategy(spec, rules)
@@ -626,17 +627,19 @@ def street_kernel(spec: RulesSpec):
     for cls in strategy.preflop_fold:
         hi, lo = RANKS.index(cls[0]), RANKS.index(cls[1])
         fold[max(hi, lo), min(hi, lo), 1 if cls[2:] == "s" else 0] = True
+    side_lines = np.array(side_lines, np.int64)
     params = {"streets": True, "board": True, "fold": fold, "turn_at_least": strategy.rule.turn_category,
               "river_at_least": strategy.rule.river_category, "straight": strategy.rule.straight_category,
               "strong": rules.ante_category, "candidates": candidates, "dealer_masks": masks,
-              "side_lines": np.array(side_lines, np.int64), "side_fold": np.array(side_fold, np.int64),
+              "first_lines": first_card_lines(candidates, masks, side_lines),
+              "side_lines": side_lines, "side_fold": np.array(side_fold, np.int64),
               "side_paid_on_fold": np.array(side_paid, np.bool_)}
     return Kernel(9, 9, wagers, "7", params)
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
-    from certify.rules.board_streets_kernel import play_street_rounds
+    from certify.rules.board_sim import play_street_rounds
 
     play_street_rounds(decks, p["fold"], p["turn_at_least"], p["river_at_least"], p["straight"], p["strong"],
-                       p["candidates"], p["dealer_masks"], p["side_lines"], p["side_fold"], p["side_paid_on_fold"],
-                       ev, dealt)
+                       p["candidates"], p["dealer_masks"], p["first_lines"], p["side_lines"], p["side_fold"],
+                       p["side_paid_on_fold"], ev, dealt)
