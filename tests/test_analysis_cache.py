@@ -281,7 +281,7 @@ def test_run_states_the_source_quick_reads_the_cache_and_lab_always_recomputes(t
     assert compute.calls == 3  # the first quick run, lab (with a valid entry present), --no-cache
     provenance = [r["sections"]["par_sheet"]["provenance"] for r in (first, cached, lab, no_cache)]
     assert [p["source"] for p in provenance] == ["computed", "cache", "computed", "computed"]
-    assert provenance[2]["reason"] == "lab profile: the sheet is always computed"
+    assert provenance[2]["reason"] == "lab profile: the sheet and its tables are always computed"
     assert provenance[3]["reason"] == "--no-cache"
     assert len({p["entry_sha256"] for p in provenance}) == 1  # the same sheet, the same entry
     fingerprint = provenance[1]["code_fingerprint"]
