@@ -254,8 +254,9 @@ def test_analyze_reads_the_cache_and_no_cache_recomputes_with_the_same_json(tmp_
     assert "from the cache" in outputs[1][2] and "computed (--no-cache)" in outputs[2][2]
 
 
-def _run_par_only(tmp_path, monkeypatch, profile, use_cache=True):
-    """``certify.run.run`` with only the PAR sheet part real (others reported not run)."""
+def _run_par_only(tmp_path, monkeypatch, profile, use_cache=True, simulation=None):
+    """``certify.run.run`` with only the PAR sheet part real (others reported not run; ``simulation``
+    replaces the simulation part if given)."""
     from certify import run as run_module
     from certify.signing import load_signing_key
 
@@ -263,7 +264,7 @@ def _run_par_only(tmp_path, monkeypatch, profile, use_cache=True):
         raise run_module.PartMissing("not in this test")
 
     monkeypatch.setattr(run_module, "rng_and_shuffle_sections", missing)
-    monkeypatch.setattr(run_module, "simulation_section", missing)
+    monkeypatch.setattr(run_module, "simulation_section", simulation or missing)
     monkeypatch.setattr(run_module, "procedures_section", missing)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     outcome = run_module.run("casino_stud", profile, seed=1, out_dir=tmp_path / profile,

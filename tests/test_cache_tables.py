@@ -5,8 +5,6 @@ the lab profile) never reads one. Every test has its own empty cache folder (tes
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import yaml
@@ -130,24 +128,15 @@ def _toy_sheet(spec):
 def _run_with_kernel_tables(tmp_path, monkeypatch, profile, compute):
     """``certify.run.run`` on casino_stud with its PAR sheet real and a simulation part whose kernel
     takes toy tables through ``cached_tables`` (as Ultimate Texas Hold'em's takes its counts); the
-    batteries and procedures reported not run. Returns the report JSON and PDF bytes."""
+    other parts reported not run. Returns the report JSON and PDF bytes."""
     from certify import run as run_module
-    from certify.signing import load_signing_key
-
-    def missing(*args, **kwargs):
-        raise run_module.PartMissing("not in this test")
+    from test_analysis_cache import _run_par_only
 
     def kernel_from_tables(spec_path, *args, **kwargs):
         cache.cached_tables("toy", load_spec(spec_path), compute)
         raise run_module.PartMissing("not in this test")
 
-    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", missing)
-    monkeypatch.setattr(run_module, "simulation_section", kernel_from_tables)
-    monkeypatch.setattr(run_module, "procedures_section", missing)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
-    outcome = run_module.run("casino_stud", profile, seed=1, out_dir=tmp_path / profile,
-                             signing_key=load_signing_key(None))
-    return json.loads(outcome["paths"]["json"].read_bytes()), outcome["paths"]["pdf"].read_bytes()
+    return _run_par_only(tmp_path, monkeypatch, profile, simulation=kernel_from_tables)
 
 
 def test_the_report_says_where_the_kernels_tables_came_from_and_lab_recomputes_them(tmp_path, monkeypatch,
