@@ -8,7 +8,8 @@ The composition of the parts, each turned into the report's plain-data sections:
 2. Shuffle (``shuffle``): the card and shuffle battery on decks dealt by ``rng.shuffle`` from the
    same stream (``certify.stats.battery``).
 3. PAR sheet (``par_sheet``): ``certify.analysis.par_sheet(spec).to_dict()`` and its ``provenance``
-   (read from the PAR-sheet cache or computed: ``certify.analysis.cache``; lab always computes).
+   (read from the PAR-sheet cache or computed: ``certify.analysis.cache``; lab always computes), and
+   ``tables``: the same for every table entry of that cache the run used (a kernel's tables).
 4. Simulation (``simulation``): ``certify.simulate.simulate`` + ``verify`` against that PAR sheet.
 5. Procedures (``procedures``): ``certify.procedures.run_files`` on the fixtures whose ``spec:`` is
    this spec.
@@ -31,7 +32,7 @@ from typing import Any, Callable
 from certify.inputs import JSON_LIMITS, load_json
 from certify.report.identify import PROJECT_ROOT
 from certify.stats.multiple import CONFIRMATION_RULE
-from certify.spec import read_yaml
+from certify.spec import SpecError, read_yaml
 from certify.stats.result import TestResult
 
 ALPHA = 0.01
@@ -54,7 +55,7 @@ PROFILES = {
     "lab": RunProfile("lab", "lab", 100_000_000, 1 << 24),
 }
 # Profiles that never read the PAR-sheet cache: a lab certification computes its sheet afresh.
-RECOMPUTE_PROFILES = {"lab": "lab profile: the sheet is always computed"}
+RECOMPUTE_PROFILES = {"lab": "lab profile: the sheet and its tables are always computed"}
 
 
 class PartMissing(Exception):
@@ -89,9 +90,17 @@ def pay_tables(spec_data: Any, path: str = "") -> dict[str, Any]:
 
 
 def procedure_fixtures(spec_name: str, directory: Path = PROCEDURE_FIXTURES) -> list[Path]:
-    """The fixture files whose ``spec:`` names this spec."""
+    """The fixture files whose ``spec:`` names this spec. Every file is read within the YAML bounds
+    (too large, too long a line or not UTF-8 stops the run); only those whose text holds the spec's
+    name are parsed (parsing all of them was ~0.5 s CPU of a warm run, for one file)."""
+    from dataclasses import replace as with_what
+
+    from certify.inputs import YAML_LIMITS, read_text
+
     out = []
     for path in sorted(directory.glob("*.yaml")):
+        if spec_name not in read_text(path, with_what(YAML_LIMITS, what="fixture file"), SpecError):
+            continue  # cannot name this spec
         data = read_yaml(path, "fixture file")  # bounded (certify.inputs); a bad one stops the run
         if isinstance(data, dict) and str(data.get("spec", "")).removesuffix(".yaml").split("/")[-1] == spec_name:
             out.append(path)
@@ -267,6 +276,18 @@ def par_sheet_section(spec, progress: Progress, use_cache: bool = True, reason: 
     return sheet, dict(sheet.to_dict(), provenance=provenance.to_dict())
 
 
+def kernel_tables_section(spec, progress: Progress) -> list[dict[str, Any]]:
+    """Where the table entries of the PAR-sheet cache this run used came from (a kernel's tables,
+    ``certify.analysis.cache.cached_tables``: Ultimate Texas Hold'em's counts), each with its entry
+    digest and whether it was read from the cache or computed; [] when the spec's code uses none."""
+    from certify.analysis.cache import tables_used
+
+    used = tables_used(spec)
+    for tables in used:
+        progress(f"  {tables.describe()}")
+    return [tables.to_dict() for tables in used]
+
+
 def simulation_section(spec_path: Path, par, rounds: int, seed: int, alpha: float, workers: int,
                        progress: Progress) -> dict[str, Any]:
     try:
@@ -357,6 +378,7 @@ def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, se
         if sim:
             sections["simulation"] = sim
             sizes["simulated rounds"] = sim["rounds"]
+        sections["par_sheet"]["tables"] = kernel_tables_section(game, progress)
     else:
         findings.append("Simulation not run: it needs the PAR sheet.")
     fixtures = procedure_fixtures(game.name)

@@ -254,8 +254,9 @@ def test_analyze_reads_the_cache_and_no_cache_recomputes_with_the_same_json(tmp_
     assert "from the cache" in outputs[1][2] and "computed (--no-cache)" in outputs[2][2]
 
 
-def _run_par_only(tmp_path, monkeypatch, profile, use_cache=True):
-    """``certify.run.run`` with only the PAR sheet part real (others reported not run)."""
+def _run_par_only(tmp_path, monkeypatch, profile, use_cache=True, simulation=None):
+    """``certify.run.run`` with only the PAR sheet part real (others reported not run; ``simulation``
+    replaces the simulation part if given)."""
     from certify import run as run_module
     from certify.signing import load_signing_key
 
@@ -263,7 +264,7 @@ def _run_par_only(tmp_path, monkeypatch, profile, use_cache=True):
         raise run_module.PartMissing("not in this test")
 
     monkeypatch.setattr(run_module, "rng_and_shuffle_sections", missing)
-    monkeypatch.setattr(run_module, "simulation_section", missing)
+    monkeypatch.setattr(run_module, "simulation_section", simulation or missing)
     monkeypatch.setattr(run_module, "procedures_section", missing)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     outcome = run_module.run("casino_stud", profile, seed=1, out_dir=tmp_path / profile,
@@ -281,7 +282,7 @@ def test_run_states_the_source_quick_reads_the_cache_and_lab_always_recomputes(t
     assert compute.calls == 3  # the first quick run, lab (with a valid entry present), --no-cache
     provenance = [r["sections"]["par_sheet"]["provenance"] for r in (first, cached, lab, no_cache)]
     assert [p["source"] for p in provenance] == ["computed", "cache", "computed", "computed"]
-    assert provenance[2]["reason"] == "lab profile: the sheet is always computed"
+    assert provenance[2]["reason"] == "lab profile: the sheet and its tables are always computed"
     assert provenance[3]["reason"] == "--no-cache"
     assert len({p["entry_sha256"] for p in provenance}) == 1  # the same sheet, the same entry
     fingerprint = provenance[1]["code_fingerprint"]

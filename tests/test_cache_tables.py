@@ -123,3 +123,77 @@ def _toy_sheet(spec):
 
     main = WagerSheet.from_combinations("main game", [("win", Fraction(1), 1, 1), ("lose", -1, 1, 1)])
     return ParSheet(game=spec.title, spec=spec.name, family="rules", wagers=(main,), frequencies={})
+
+
+def _run_with_kernel_tables(tmp_path, monkeypatch, profile, compute):
+    """``certify.run.run`` on casino_stud with its PAR sheet real and a simulation part whose kernel
+    takes toy tables through ``cached_tables`` (as Ultimate Texas Hold'em's takes its counts); the
+    other parts reported not run. Returns the report JSON and PDF bytes."""
+    from certify import run as run_module
+    from test_analysis_cache import _run_par_only
+
+    def kernel_from_tables(spec_path, *args, **kwargs):
+        cache.cached_tables("toy", load_spec(spec_path), compute)
+        raise run_module.PartMissing("not in this test")
+
+    return _run_par_only(tmp_path, monkeypatch, profile, simulation=kernel_from_tables)
+
+
+def test_the_report_says_where_the_kernels_tables_came_from_and_lab_recomputes_them(tmp_path, monkeypatch,
+                                                                                   golden_sheet):
+    import certify.analysis
+
+    monkeypatch.setattr(certify.analysis, "par_sheet", lambda s: golden_sheet(s.name))  # the sheet is not at stake
+    compute = Tables()
+    first, _ = _run_with_kernel_tables(tmp_path / "a", monkeypatch, "quick", compute)
+    warm, pdf = _run_with_kernel_tables(tmp_path / "b", monkeypatch, "quick", compute)
+    lab, lab_pdf = _run_with_kernel_tables(tmp_path / "c", monkeypatch, "lab", compute)
+    assert compute.calls == 2  # the first quick run and lab, though a valid entry was there
+    tables = [r["sections"]["par_sheet"]["tables"] for r in (first, warm, lab)]
+    assert [[t["kind"] for t in ts] for ts in tables] == [["toy"]] * 3
+    (first_t,), (warm_t,), (lab_t,) = tables
+    assert (first_t["source"], first_t["reason"]) == ("computed", "cache miss: no entry")
+    assert (warm_t["source"], warm_t["reason"]) == ("cache", "")
+    assert (lab_t["source"], lab_t["reason"]) == ("computed", "lab profile: the sheet and its tables are always computed")
+    assert lab["sections"]["par_sheet"]["provenance"]["source"] == "computed"
+    # the digest is the entry's: the one on disk, the same for the same tables however they came
+    on_disk = cache.tables_digest(entry().read_bytes())
+    assert first_t["entry_sha256"] == warm_t["entry_sha256"] == lab_t["entry_sha256"] == on_disk
+    key = cache.EntryKey.of(load_spec("casino_stud"))
+    assert warm_t["spec_sha256"] == key.spec_sha256 and warm_t["code_fingerprint"] == key.code_fingerprint
+    # the PDF says it too
+    from certify.report.verify import page_literals
+
+    def text(document):
+        return " ".join(b.decode("latin-1") for page in page_literals(document) for b in page)
+
+    assert "Tables 'toy'" in text(pdf) and warm_t["entry_sha256"] in text(pdf).replace(" ", "")
+    assert "lab profile: the sheet and its tables are always computed" in text(lab_pdf)
+
+
+def test_a_spec_without_cached_tables_reports_none_and_another_codes_tables_are_refused(monkeypatch):
+    from dataclasses import replace
+
+    from certify.report import ReportDataError, build_content
+    from certify.report.model import software_fingerprint
+    from test_report_model import sample_input
+
+    monkeypatch.setattr(cache, "_TABLES_USED", {})  # as in a fresh process
+    assert cache.tables_used(load_spec("caribbean_stud")) == []
+    cache.cached_tables("toy", load_spec("casino_stud"), Tables())
+    assert cache.tables_used(load_spec("caribbean_stud")) == []  # another spec's tables are not this one's
+    assert [t.kind for t in cache.tables_used(load_spec("casino_stud"))] == ["toy"]
+    data = sample_input()
+    ours = software_fingerprint([{"path": r["path"], "sha256": r["sha256"]} for r in data.software
+                                 if r.get("role", "source") == "source"])
+    table = {"kind": "board-counts", "source": "cache", "entry_sha256": "a" * 64, "spec_sha256": "b" * 64,
+             "code_fingerprint": ours, "reason": ""}
+    content = build_content(replace(data, par_sheet=dict(data.par_sheet, tables=[table])))
+    assert content["sections"]["par_sheet"]["tables"] == [table]
+    assert "tables" not in content["sections"]["par_sheet"]["extra"]
+    with pytest.raises(ReportDataError, match=r"par_sheet.tables\[0\].code_fingerprint"):
+        build_content(replace(data, par_sheet=dict(data.par_sheet, tables=[dict(table, code_fingerprint="c" * 64)])))
+    with pytest.raises(ReportDataError, match=r"par_sheet.tables\[0\].source"):
+        build_content(replace(data, par_sheet=dict(data.par_sheet, tables=[dict(table, source="disk")])))
+    with pytest.raises(ReportDataError, match=r"par_sheet.tables\[0\].kind"):
+        build_content(replace(data, par_sheet=dict(data.par_sheet, tables=[dict(table, kind="../x")])))

@@ -420,6 +420,12 @@ def tables_bytes(arrays: dict[str, Any], values: dict[str, Any], key: EntryKey, 
     return header + b"\n" + b"".join(blobs)
 
 
+def tables_digest(data: bytes) -> str:
+    """The entry digest of a tables entry's bytes (its header's ``sha256``: the digest of the payload,
+    which lists every array's SHA-256), as ``parse_tables`` checked it or ``tables_bytes`` wrote it."""
+    return json.loads(data[:data.index(b"\n")].decode("utf-8"))["sha256"]
+
+
 def parse_tables(data: bytes, key: EntryKey, kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(arrays, values) of a tables entry if every check passes; else ``CacheEntryError``."""
     import numpy as np
@@ -468,14 +474,51 @@ def parse_tables(data: bytes, key: EntryKey, kind: str) -> tuple[dict[str, Any],
     return arrays, values
 
 
+@dataclass(frozen=True)
+class TableProvenance:
+    """Where a table entry's arrays came from, as the report and the JSON state it (beside the
+    sheet's ``Provenance``)."""
+
+    kind: str
+    source: str  # CACHE or COMPUTED
+    entry_sha256: str  # digest of the entry read (or written, or that would have been written)
+    spec_sha256: str
+    code_fingerprint: str
+    reason: str  # why it was computed (a miss's reason, --no-cache, lab profile), or "" from cache
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "source": self.source, "entry_sha256": self.entry_sha256,
+                "spec_sha256": self.spec_sha256, "code_fingerprint": self.code_fingerprint, "reason": self.reason}
+
+    def describe(self) -> str:
+        if self.source == CACHE:
+            return f"kernel tables {self.kind!r} from the cache: entry {self.entry_sha256}"
+        return f"kernel tables {self.kind!r} computed ({self.reason}); entry digest {self.entry_sha256}"
+
+
+# The table entries this process used, by (entry file name, kind, reads refused): a caller that keeps
+# the arrays (a kernel built once per process) uses them again without asking, so what a run used is
+# the provenance of the first call, looked up by ``tables_used``.
+_TABLES_USED: dict[tuple[str, str, bool], TableProvenance] = {}
+
+
+def tables_used(spec: Any) -> list[TableProvenance]:
+    """Where the table entries of ``spec`` this process used came from (read from the cache or
+    computed), under the current reads rule (inside ``no_reads`` only those computed there)."""
+    key = EntryKey.of(spec)
+    refused = bool(reads_refused())
+    return [p for (name, _, no_reads_), p in _TABLES_USED.items() if name == key.name and no_reads_ == refused]
+
+
 def cached_tables(kind: str, spec: Any, compute: Callable[[], tuple[dict[str, Any], dict[str, Any]]],
                   directory: Path | None = None) -> tuple[dict[str, Any], dict[str, Any], str]:
     """``compute()``'s (arrays, values) for ``spec``, read from the tables entry ``kind`` when one
     passes every check and reads are allowed (``no_reads``), else computed and stored; with
-    CACHE or COMPUTED."""
+    CACHE or COMPUTED. Where they came from is kept for the report (``tables_used``)."""
     key = EntryKey.of(spec)
     path = tables_path(key, kind, directory)
-    if not reads_refused():
+    reason = reads_refused()
+    if not reason:
         try:
             if not path.is_file() or path.is_symlink():
                 raise CacheEntryError("no entry")
@@ -483,12 +526,20 @@ def cached_tables(kind: str, spec: Any, compute: Callable[[], tuple[dict[str, An
                 _check_owner(os.fstat(fh.fileno()))
                 data = fh.read(MAX_ENTRY_BYTES + 1)
             arrays, values = parse_tables(data, key, kind)
+            _used(key, kind, CACHE, tables_digest(data), "", refused=False)
             return arrays, values, CACHE
-        except (OSError, CacheEntryError):
-            pass  # a miss: computed below
+        except (OSError, CacheEntryError) as exc:
+            reason = f"cache miss: {exc.strerror or exc}" if isinstance(exc, OSError) else f"cache miss: {exc}"
     arrays, values = compute()
-    _store(path, tables_bytes(arrays, values, key, kind))
+    data = tables_bytes(arrays, values, key, kind)
+    _store(path, data)
+    _used(key, kind, COMPUTED, tables_digest(data), reason, refused=bool(reads_refused()))
     return arrays, values, COMPUTED
+
+
+def _used(key: EntryKey, kind: str, source: str, digest: str, reason: str, refused: bool) -> None:
+    _TABLES_USED[(key.name, kind, refused)] = TableProvenance(kind, source, digest, key.spec_sha256,
+                                                              key.code_fingerprint, reason)
 
 
 # ----------------------------------------------------------------------------- golden sheets

@@ -7,7 +7,9 @@ Every section takes plain data (what the other parts already produce):
   battery's multiple-testing verdict; without it every applicable test must pass.
 * ``par_sheet``: ``ParSheet.to_dict()`` (``house_edge``, ``return_table``, ...), optionally with
   ``provenance`` (``certify.analysis.cache.Provenance.to_dict()``: read from the cache or computed,
-  the entry digest; its code fingerprint must be that of the report's source rows).
+  the entry digest; its code fingerprint must be that of the report's source rows) and ``tables``
+  (``TableProvenance.to_dict()`` of each table entry the run used, e.g. a kernel's counts: the same
+  fields with the entry's ``kind``).
 * ``simulation``: ``{"rounds", "categories", "observed", "expected", "chi_square": TestResult dict,
   "rtp": {...}, "tests": [...]}``.
 * ``procedures``: ``{"fixtures": [paths], "scenarios": [{"id", "rule", "status", "expected",
@@ -226,6 +228,7 @@ def _par_section(raw: Any, path: str) -> dict[str, Any]:
     """``ParSheet.to_dict()`` (``wagers``: one sheet per wager, main game first) or one flat sheet."""
     d = dict(_mapping(jsonable(raw), path))
     provenance = _par_provenance(d.pop("provenance", None), f"{path}.provenance")
+    tables = [_table_provenance(t, f"{path}.tables[{i}]") for i, t in enumerate(_list(d.pop("tables", []), f"{path}.tables"))]
     if "wagers" in d:
         raw_wagers = _list(d["wagers"], f"{path}.wagers")
         if not raw_wagers:
@@ -235,7 +238,7 @@ def _par_section(raw: Any, path: str) -> dict[str, Any]:
     else:
         wagers, rest = [_par_wager(d, path)], {}
     return {"status": COMPUTED, "wagers": wagers, "game": rest.pop("game", None), "spec": rest.pop("spec", None),
-            "game_family": rest.pop("family", None), "provenance": provenance, "extra": rest}
+            "game_family": rest.pop("family", None), "provenance": provenance, "tables": tables, "extra": rest}
 
 
 PAR_SOURCES = ("cache", "computed")
@@ -257,14 +260,27 @@ def _par_provenance(raw: Any, path: str) -> dict[str, Any] | None:
             "code_fingerprint": d["code_fingerprint"], "reason": d.get("reason", "")}
 
 
+def _table_provenance(raw: Any, path: str) -> dict[str, Any]:
+    """Where a kernel's table entry came from (``certify.analysis.cache.TableProvenance.to_dict()``)."""
+    d = _mapping(raw, path)
+    kind = d.get("kind")
+    if not isinstance(kind, str) or not kind or not kind.replace("-", "").isalnum():
+        _fail(f"{path}.kind", "a table kind (letters, digits and '-')", kind)
+    return {"kind": kind, **_par_provenance(d, path)}
+
+
 def _check_par_code(par: dict[str, Any] | None, software: list[dict[str, Any]]) -> None:
-    """A sheet's code fingerprint must be this report's: the fingerprint of its source rows."""
-    provenance = par and par["provenance"]
-    if provenance:
-        ours = software_fingerprint([r for r in software if r["role"] == "source"])
-        if provenance["code_fingerprint"] != ours:
-            _fail("par_sheet.provenance.code_fingerprint",
-                  f"the fingerprint of this report's source files ({ours})", provenance["code_fingerprint"])
+    """A sheet's (and its tables') code fingerprint must be this report's: the fingerprint of its
+    source rows."""
+    if not par:
+        return
+    ours = software_fingerprint([r for r in software if r["role"] == "source"])
+    stated = [("par_sheet.provenance", par["provenance"])] + [
+        (f"par_sheet.tables[{i}]", t) for i, t in enumerate(par.get("tables") or [])]
+    for path, provenance in stated:
+        if provenance and provenance["code_fingerprint"] != ours:
+            _fail(f"{path}.code_fingerprint", f"the fingerprint of this report's source files ({ours})",
+                  provenance["code_fingerprint"])
 
 
 def _simulation_section(raw: Any, path: str) -> dict[str, Any]:

@@ -386,6 +386,7 @@ def _par_sheet(c: dict) -> list:
     if sec is None:
         return out + _not_run("The PAR sheet")
     out += _par_provenance(sec.get("provenance"))
+    out += _table_provenance(sec.get("tables") or [])
     for i, wager in enumerate(sec["wagers"]):
         if i:
             out.append(CondPageBreak(250))
@@ -413,6 +414,21 @@ def _par_provenance(p: dict | None) -> list:
                                        ("Spec content SHA-256", Paragraph(_t(p["spec_sha256"]), mono)),
                                        ("Code fingerprint", Paragraph(_t(p["code_fingerprint"]), mono))], 150),
             Spacer(1, 6)]
+
+
+def _table_provenance(tables: list) -> list:
+    """Whether each table entry of the PAR-sheet cache the run used (a kernel's tables) was read from
+    the cache or computed, with its entry digest."""
+    if not tables:
+        return []
+    rows = []
+    for t in tables:
+        how = ("read from the PAR-sheet cache (checked entry)" if t["source"] == "cache"
+               else f"computed ({t['reason'] or 'no cache entry'})")
+        rows.append((f"Tables '{t['kind']}'", Paragraph(_t(f"{how}; entry SHA-256 {t['entry_sha256']}"), S["mono"])))
+    return [P("The simulation kernel's tables come from the PAR-sheet cache's table entries, checked as the "
+              "sheet's are (SHA-256 of every array, computed for this spec and by this code):", "body"),
+            _kv_table(rows, 150), Spacer(1, 6)]
 
 
 def _is_scalar(v: Any) -> bool:

@@ -21,9 +21,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -142,28 +140,20 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
     "second_level": [...], "member_pvalue": p or None, "results": [per-sequence result dicts]}}``.
     """
     from certify.stats.sp800_22 import check_reference
+    from certify.stats.sp800_22.pool import map_in_order
 
     if n_bits % 8:
         raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
     check_reference(reference)
     packed = [bytes(source.random_bytes(n_bits // 8)) for _ in range(sequences)]
     workers = sequence_workers(jobs, sequences, n_bits)
-    per_sequence: list[list[dict[str, Any]]] = []
-    if workers > 1:
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sp800-22")
-        try:
-            done = pool.map(_run_sequence, packed, repeat(n_bits), repeat(alpha), repeat(reference))
-            for i, results in enumerate(done):
-                per_sequence.append(results)
-                if progress:
-                    progress(f"SP 800-22 sequence {i + 1}/{sequences}")
-        finally:  # an error or Ctrl-C: drop the sequences not started yet
-            pool.shutdown(wait=True, cancel_futures=True)
-    else:
-        for i, p in enumerate(packed):
-            per_sequence.append(_run_sequence(p, n_bits, alpha, reference))
-            if progress:
-                progress(f"SP 800-22 sequence {i + 1}/{sequences}")
+
+    def report(i: int) -> None:
+        if progress:
+            progress(f"SP 800-22 sequence {i + 1}/{sequences}")
+
+    # more than one worker: the process's lasting thread pool (sp800_22.pool), no start-up per call
+    per_sequence = map_in_order(_run_sequence, [(p, n_bits, alpha, reference) for p in packed], workers, report)
     out: dict[str, dict[str, Any]] = {}
     names = [r["name"] for r in per_sequence[0]] if per_sequence else []
     for t, name in enumerate(names):
@@ -444,6 +434,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
     """
     alpha = check_alpha(alpha)
     from certify.stats.sp800_22 import check_reference
+    from certify.stats.sp800_22.pool import map_in_order
 
     check_reference(reference)
     chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,

@@ -49,7 +49,15 @@ def merge_sparse_cells(expected: np.ndarray, min_expected: float = 5.0) -> list[
 
 
 def _apply_groups(values: np.ndarray, groups: list[tuple[int, int]]) -> np.ndarray:
-    return np.array([values[a:b + 1].sum() for a, b in groups], dtype=float)
+    """The sum of ``values`` over each group. A cell left alone is copied (its one-element sum is the
+    value itself), so a table with no merged cell (the 2,652 adjacent-pair cells of every position)
+    costs one indexing instead of a Python-level sum per cell; merged groups are summed as before."""
+    firsts = np.fromiter((a for a, _ in groups), dtype=np.int64, count=len(groups))
+    out = np.asarray(values, dtype=float)[firsts]
+    for i, (a, b) in enumerate(groups):
+        if b > a:
+            out[i] = values[a:b + 1].sum()
+    return out
 
 
 def chisquare_gof(

@@ -154,22 +154,10 @@ def linear_complexities(bits, n_blocks, M):
                     l_min, l_max = _reflect_lengths(Lp, N + 1, g0, g1, g2, g3, lanes)
             for i in range(top + 1):
                 j = base_b + i
-                c = C[i, 0]
-                s = Bst[j, 0]
-                C[i, 0] = c ^ (s & d0)
-                Bst[j, 0] = (s & ~g0) | (c & g0)
-                c = C[i, 1]
-                s = Bst[j, 1]
-                C[i, 1] = c ^ (s & d1)
-                Bst[j, 1] = (s & ~g1) | (c & g1)
-                c = C[i, 2]
-                s = Bst[j, 2]
-                C[i, 2] = c ^ (s & d2)
-                Bst[j, 2] = (s & ~g2) | (c & g2)
-                c = C[i, 3]
-                s = Bst[j, 3]
-                C[i, 3] = c ^ (s & d3)
-                Bst[j, 3] = (s & ~g3) | (c & g3)
+                _update_word(C, Bst, i, j, 0, d0, g0)
+                _update_word(C, Bst, i, j, 1, d1, g1)
+                _update_word(C, Bst, i, j, 2, d2, g2)
+                _update_word(C, Bst, i, j, 3, d3, g3)
             base_b -= 1
             top = max(top, l_max, N + 2 - l_min)  # never shrinks: entries above stay zero
         for b in range(width):
@@ -180,6 +168,15 @@ def linear_complexities(bits, n_blocks, M):
                 v |= int((Lp[p, w] >> shift) & _ONE) << p
             out[first + b] = v
     return out
+
+
+@njit(cache=True, nogil=True)
+def _update_word(C, Bst, i, j, w, d, g):
+    """Word w of one Berlekamp-Massey update: C <- C + d x^(N-m) B, and x^(N-m) B <- C where g."""
+    c = C[i, w]
+    s = Bst[j, w]
+    C[i, w] = c ^ (s & d)
+    Bst[j, w] = (s & ~g) | (c & g)
 
 
 @njit(cache=True, nogil=True)

@@ -49,17 +49,23 @@ def rank(bits, alpha: float = 0.01, *, M: int = 32, Q: int = 32, probabilities: 
     f_full = int(np.count_nonzero(ranks == m))
     f_minus1 = int(np.count_nonzero(ranks == m - 1))
     observed = np.array([f_full, f_minus1, N - f_full - f_minus1])
-    if probabilities == "exact":
-        pi = np.array(rank_probabilities(M, Q))
-    elif probabilities == "nist":
-        pi = np.array(RANK_NIST_PI)
-    else:
-        raise ValueError(f"rank: probabilities must be 'exact' or 'nist', got {probabilities!r}")
-    chi2 = float(np.sum((observed - N * pi) ** 2 / (N * pi)))
+    chi2 = _class_chi2("rank", observed, N, probabilities, lambda: rank_probabilities(M, Q), RANK_NIST_PI)
     # igamc(1, x/2) = exp(-x/2): two degrees of freedom.
     return result("Rank", n, alpha, [igamc(1.0, chi2 / 2)], chi2, 2,
                   f"GF(2) rank of {N} disjoint {M}x{Q} matrices", M=M, Q=Q, N=N,
                   F_full=f_full, F_minus1=f_minus1, F_rest=int(observed[2]), probabilities=probabilities)
+
+
+def _class_chi2(test: str, observed: np.ndarray, N: int, probabilities: str, exact, nist) -> float:
+    """chi^2 of the class counts against N pi: pi = ``exact()`` ("exact") or the reference code's
+    table ``nist`` ("nist")."""
+    if probabilities == "exact":
+        pi = np.array(exact())
+    elif probabilities == "nist":
+        pi = np.array(nist)
+    else:
+        raise ValueError(f"{test}: probabilities must be 'exact' or 'nist', got {probabilities!r}")
+    return float(np.sum((observed - N * pi) ** 2 / (N * pi)))
 
 
 # NIST reference code constants for LinearComplexity. pi_0 is printed there as 0.01047, a typo
@@ -117,13 +123,8 @@ def linear_complexity(bits, alpha: float = 0.01, *, M: int = 500, probabilities:
     mu = _lc_mean(M)
     T = ((-1) ** M) * (L - mu) + 2 / 9
     v = np.bincount(_lc_class(T), minlength=7)
-    if probabilities == "exact":
-        pi = np.array(linear_complexity_probabilities(M))
-    elif probabilities == "nist":
-        pi = np.array(LINEAR_COMPLEXITY_NIST_PI)
-    else:
-        raise ValueError(f"linear_complexity: probabilities must be 'exact' or 'nist', got {probabilities!r}")
-    chi2 = float(np.sum((v - N * pi) ** 2 / (N * pi)))
+    chi2 = _class_chi2("linear_complexity", v, N, probabilities, lambda: linear_complexity_probabilities(M),
+                       LINEAR_COMPLEXITY_NIST_PI)
     return result("LinearComplexity", n, alpha, [igamc(3.0, chi2 / 2)], chi2, 6,
                   f"Berlekamp-Massey linear complexity of {N} blocks of {M} bits", M=M, N=N, v=v,
                   probabilities=probabilities)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
 import threading
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.fft
@@ -58,17 +60,37 @@ def _split_twiddles(n: int, n1: int, n2: int) -> tuple[np.ndarray, np.ndarray]:
             np.exp(-2j * np.pi * ((n1 * np.arange(n2, dtype=np.int64)) % n) / n))
 
 
-_scratch = threading.local()
+_spare_buffers: list[np.ndarray] = []  # given back by finished transforms, any thread's
+_spare_lock = threading.Lock()
+SPARE_BUFFERS = 4  # at most this many kept (the battery runs at most one transform per CPU)
 
 
-def _buffer(h: int) -> np.ndarray:
-    """This thread's complex buffer of length h, kept between sequences: with sequences on threads,
-    fresh 8 MB arrays each time cost more in page faults (glibc trims the threads' arenas) than the
-    transform saves; one buffer per thread and the transforms in place cost none."""
-    z = getattr(_scratch, "z", None)
-    if z is None or z.size != h:
-        z = _scratch.z = np.empty(h, dtype=np.complex128)
-    return z
+@contextmanager
+def _buffer(h: int):
+    """A complex buffer of length h for one transform, reused between sequences: fresh 8 MB arrays
+    cost more in page faults than the transform saves (glibc trims the threads' arenas). The
+    buffers are shared by all threads, not one per thread, so a thread's first sequence takes one
+    an earlier sequence on another thread gave back (already paged in) instead of faulting its own."""
+    with _spare_lock:
+        i = next((i for i, b in enumerate(_spare_buffers) if b.size == h), None)
+        z = _spare_buffers.pop(i) if i is not None else None
+    if z is None:
+        z = np.empty(h, dtype=np.complex128)
+    try:
+        yield z
+    finally:
+        with _spare_lock:
+            _spare_buffers.append(z)
+            del _spare_buffers[:-SPARE_BUFFERS]
+
+
+def _new_lock_after_fork() -> None:
+    global _spare_lock  # a parent thread may have held it at the fork
+    _spare_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 # Below this many points the plain FFT is as fast as the four-step one.
@@ -124,16 +146,17 @@ def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
 
     For even n the real DFT is taken from a complex FFT of half the length (``half_length_fft``,
     ~2.5x faster than the real transform of the full length, and four-step above FOUR_STEP_MIN
-    points), in this thread's buffer; if any modulus falls within ``band * sqrt(n)`` of T, where
+    points), in a reused buffer (``_buffer``); if any modulus falls within ``band * sqrt(n)`` of T, where
     the two transforms' rounding could disagree, the count is redone with the reference
     ``np.abs(np.fft.rfft(2x - 1)) < T``: the result is the reference count unless a rounding error
     exceeded the band, about 10^6 times the largest seen."""
     n = x.size
     if n % 2 == 0 and n >= 4:
         tol = band * math.sqrt(n)
-        Zt = half_length_fft(pairs_as_complex(x, _buffer(n // 2)))
-        w1, w2 = _split_twiddles(n, Zt.shape[1], Zt.shape[0])
-        below, unsure = real_dft_moduli_below(Zt, w1, w2, max(T - tol, 0.0) ** 2, (T + tol) ** 2)
+        with _buffer(n // 2) as z:
+            Zt = half_length_fft(pairs_as_complex(x, z))
+            w1, w2 = _split_twiddles(n, Zt.shape[1], Zt.shape[0])
+            below, unsure = real_dft_moduli_below(Zt, w1, w2, max(T - tol, 0.0) ** 2, (T + tol) ** 2)
         if unsure == 0:
             return below
     moduli = np.abs(np.fft.rfft(2.0 * x - 1.0))[: n // 2]

@@ -1,0 +1,84 @@
+"""The threads the SP 800-22 battery runs its sequences on: one pool per process and per thread
+count, created on first use and kept until the process ends.
+
+A pool made per battery call paid, on every call, for new threads and for what a new thread
+touches first (its malloc arena's pages; with sequences on threads the kernels run nogil, so the
+threads are the battery's, not numba's -- no kernel here uses numba's parallel threads). Kept for
+the process, the threads and their warm arenas serve every later call (the pytest plugin, the
+benchmarks, ``certify run``'s profiles). After ``os.fork`` the child starts without pools (the
+parent's threads do not exist there) and makes its own on first use; at exit the pools are shut
+down, not-started work cancelled.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import Any, Callable, Iterable, Sequence
+
+_lock = threading.Lock()
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def sequence_pool(workers: int) -> ThreadPoolExecutor:
+    """This process's pool of ``workers`` threads (made on the first call that asks for it)."""
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    with _lock:
+        pool = _pools.get(workers)
+        if pool is None:
+            pool = _pools[workers] = ThreadPoolExecutor(max_workers=workers,
+                                                        thread_name_prefix=f"sp800-22-{workers}")
+        return pool
+
+
+def map_in_order(fn: Callable[..., Any], calls: Iterable[Sequence[Any]], workers: int,
+                 each: Callable[[int], None] | None = None) -> list[Any]:
+    """``[fn(*args) for args in calls]``, in order, on the process's pool of ``workers`` threads
+    (one worker: on this thread); ``each(i)`` after result i arrives. On an error (or Ctrl-C) the
+    calls not started are cancelled and the running ones finish before it propagates: no work of
+    this call outlives it."""
+    if workers == 1:
+        out = []
+        for i, args in enumerate(calls):
+            out.append(fn(*args))
+            if each is not None:
+                each(i)
+        return out
+    pool = sequence_pool(workers)
+    futures = [pool.submit(fn, *args) for args in calls]
+    out = []
+    try:
+        for i, future in enumerate(futures):
+            out.append(future.result())
+            if each is not None:
+                each(i)
+    finally:
+        for future in futures:
+            future.cancel()
+        wait(futures)
+    return out
+
+
+def shutdown() -> None:
+    """Shut every pool down (at exit; tests): queued work is cancelled, running work finishes."""
+    with _lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: the parent's threads are gone, so its pools (and a lock a parent thread
+    may have held at the fork) are dropped, not shut down."""
+    global _lock
+    _lock = threading.Lock()
+    _pools.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+atexit.register(shutdown)
