@@ -536,6 +536,7 @@ def _threshold_strategy(value: int, computed: bool, exact: bool = False) -> str:
 # ----------------------------------------------------------------------------------------------
 EXACT_WINDOW = 8  # high-card values on either side of the sign change compared exactly
 PREFETCH_MARGIN = 1  # values beyond the window around the screening pass's guess counted at once
+GUESS_BAND = 200  # high-card values on either side of the screening's sign change averaged for the guess
 
 
 @dataclass(frozen=True)
@@ -602,9 +603,24 @@ def first_at_least_zero(difference, n: int, guess: int) -> int:
     return lo
 
 
+def guessed_change(adv: ValueAdvantage) -> int:
+    """Where the exact search starts, among the high-card values: how many have a counted EV(stand)
+    below the screening pass's EV(mulligan) averaged over the GUESS_BAND values on either side of
+    its own sign change. The mulligan's expectation barely moves from one high card to the next
+    (the cards taken away differ by a rank or two) while standing's does, so the average places the
+    change within a value or so, where one value's simulated difference is off by several."""
+    is_high = adv.values >> hands.CATEGORY_SHIFT == hands.Category.HIGH_CARD
+    ev_stand, ev_mull, weights = adv.ev_stand[is_high], adv.ev_mull[is_high], adv.weights[is_high]
+    rough = int(np.count_nonzero(adv.diff[is_high] < 0))
+    band = slice(max(0, rough - GUESS_BAND), rough + GUESS_BAND)
+    mulligan = float((ev_mull[band] * weights[band]).sum() / weights[band].sum())
+    return int(np.count_nonzero(ev_stand < mulligan))
+
+
 def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, list[ExactDecision]]:
     """The best high-card threshold: the sign change of EV(stand) - EV(mulligan) over the
-    high-card values, searched from where the screening pass puts it (``first_at_least_zero``),
+    high-card values, searched from where the screening pass puts it (``guessed_change``,
+    ``first_at_least_zero``),
     then every value within EXACT_WINDOW of it compared exactly; the threshold maximises the
     summed advantage over the window."""
     is_high = adv.values >> hands.CATEGORY_SHIFT == hands.Category.HIGH_CARD
@@ -613,7 +629,7 @@ def exact_threshold(rules: MulliganRules, adv: ValueAdvantage) -> tuple[int, lis
     def decide(i: int) -> ExactDecision:
         return exact_decision(rules, high[i][0], high[i][1])
 
-    guess = int(np.count_nonzero(adv.diff[is_high] < 0))  # where the screening pass puts the change
+    guess = guessed_change(adv)
     # the values the search and the window will most likely ask for, counted in one programme
     near = range(max(0, guess - EXACT_WINDOW - PREFETCH_MARGIN), min(len(high), guess + EXACT_WINDOW + PREFETCH_MARGIN))
     dp.mulligan_of_values([high[i][0] for i in near] + [high[-1][0]], rules.stands_value)

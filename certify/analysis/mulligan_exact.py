@@ -69,8 +69,7 @@ def profiles() -> Profiles:
     keys, values = hands._rank_multisets(5)
     counts = (keys[:, None] // 5 ** np.arange(N_RANKS, dtype=np.int64)) % 5
     masks = (counts > 0).astype(np.int64) @ (1 << np.arange(N_RANKS, dtype=np.int64))
-    flush = np.array([hands._flush_value(int(m)) if c.max() == 1 else -1
-                      for m, c in zip(masks, counts)], np.int64)
+    flush = np.where(counts.max(axis=1) == 1, hands.FLUSH_VALUES[masks], -1).astype(np.int64)
     return Profiles(np.ascontiguousarray(counts, np.int64), values.astype(np.int64), flush)
 
 

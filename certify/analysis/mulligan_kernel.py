@@ -4,15 +4,17 @@ Per player-hand suit class P (sorted cards, value v; the first five are counted 
 ``counting.hands_avoiding_below``):
 
 * ``simulate_classes``: Monte Carlo of the rest, with common random numbers for the two decisions.
-  Each scenario draws 15 distinct cards from the 47 unseen: the dealer's first five D1, then five
-  cards X, then five cards Y. The dealer's redraw (if D1 is below the threshold) is X under both
-  decisions; a mulligan's new hand is Y. D1, the player's new five and the dealer's new five are
-  three disjoint uniformly random 5-sets of the 47 whichever is dealt first, so each decision's
-  outcome has its true distribution, and the two decisions face the same dealer hand (common
-  random numbers: their difference has a small variance).
+  Each scenario deals from the 47 unseen cards the dealer's first five D1, then five cards Y (a
+  mulligan's new hand), then, only when D1 is below the threshold, five cards X (his redraw, the
+  same under both decisions). D1, the player's new five and the dealer's new five are three
+  disjoint uniformly random 5-sets of the 47 whichever is dealt first, so each decision's outcome
+  has its true distribution, and the two decisions face the same dealer hand (common random
+  numbers: their difference has a small variance).
 
 Random numbers: SplitMix64, one stream per (seed, pass, class), so results do not depend on how
-threads are scheduled; bounded integers by Lemire's multiply-and-reject (no modulo bias).
+threads are scheduled. Five cards are dealt from one 32-bit draw (Brackett-Rozinsky and Lemire's
+batched ranged integers): Lemire's multiply-and-reject on the product of the five ranges (below
+2^32), its index read digit by digit, so exactly uniform (no modulo bias) at a fifth of the draws.
 """
 
 from __future__ import annotations
@@ -50,16 +52,29 @@ def stream_state(seed, stream, index):
 
 
 @njit(cache=True, inline="always")
-def _bounded(state, m):
-    """(new state, uniform integer in [0, m)) for 0 < m < 2**32 (Lemire, with rejection)."""
-    mm = np.uint64(m)
-    threshold = (np.uint64(1 << 32) - mm) % mm
+def _deal_five(state, rest, first, digits):
+    """A partial Fisher-Yates step of five: rest[first:first + 5] become five uniform distinct cards of
+    rest[first:]; returns the new state. The five indices (ranges n, n - 1, .., n - 4, their product
+    N < 2^32) are the digits of one Lemire draw on N: x * N = index * 2^32 + leftover, read range by
+    range; a leftover below 2^32 mod N is rejected, as in Lemire's single draw."""
+    n = rest.shape[0] - first
+    bound = np.uint64(n * (n - 1) * (n - 2) * (n - 3) * (n - 4))
+    threshold = (np.uint64(1 << 32) - bound) % bound
     while True:
         state = state + GOLDEN
-        x = _mix(state) >> np.uint64(32)
-        prod = x * mm
-        if (prod & MASK32) >= threshold:
-            return state, np.int64(prod >> np.uint64(32))
+        left = _mix(state) >> np.uint64(32)
+        for i in range(5):
+            prod = left * np.uint64(n - i)
+            digits[i] = np.int64(prod >> np.uint64(32))
+            left = prod & MASK32
+        if left >= threshold:
+            break
+    for i in range(5):
+        j = first + i + digits[i]
+        t = rest[first + i]
+        rest[first + i] = rest[j]
+        rest[j] = t
+    return state
 
 
 @njit(cache=True)
@@ -70,17 +85,17 @@ def _simulate_class(p, v, n, stands_value, state, joint):
         if c != p[0] and c != p[1] and c != p[2] and c != p[3] and c != p[4]:
             rest[k] = c
             k += 1
+    digits = np.empty(5, np.int64)
     for _ in range(n):
-        for i in range(15):  # partial Fisher-Yates: rest[0:15] become 15 uniform distinct cards
-            state, j = _bounded(state, 47 - i)
-            j += i
-            t = rest[i]
-            rest[i] = rest[j]
-            rest[j] = t
+        state = _deal_five(state, rest, 0, digits)  # the dealer's first five
+        state = _deal_five(state, rest, 5, digits)  # a mulligan's new hand
         d1 = eval5_nb(rest[0], rest[1], rest[2], rest[3], rest[4])
+        y = eval5_nb(rest[5], rest[6], rest[7], rest[8], rest[9])
         stood = d1 >= stands_value
-        dealer = d1 if stood else eval5_nb(rest[5], rest[6], rest[7], rest[8], rest[9])
-        y = eval5_nb(rest[10], rest[11], rest[12], rest[13], rest[14])  # a mulligan's new hand
+        dealer = d1
+        if not stood:  # his redraw, dealt only when he takes it
+            state = _deal_five(state, rest, 10, digits)
+            dealer = eval5_nb(rest[10], rest[11], rest[12], rest[13], rest[14])
         if v > dealer:
             s_out = STAND_WIN
         elif v == dealer:

@@ -566,7 +566,8 @@ def strategy_summary(counts: Counts) -> tuple[list, list, str]:
     names = [o.name for o in rules.options]
     table, chart = [], []
     # (hand, up card) pairs per category and option: each class's pairs taking the option, times its size
-    per_class = _option_counts(counts.choice, len(names), counts.choice.shape[1])[:, 0, :] * weights[:, None]
+    by_up_rank = _option_counts(counts.choice, len(names), 4)  # (hands, up-card rank or 1, option)
+    per_class = by_up_rank.sum(axis=1) * weights[:, None]
     by_category = [np.bincount(category, weights=per_class[:, o].astype(np.float64), minlength=len(rules.categories))
                    for o in range(len(names))]  # exact: integers below 2^53
     for c, key in enumerate(rules.categories):
@@ -589,7 +590,7 @@ def strategy_summary(counts: Counts) -> tuple[list, list, str]:
             summary = f"{option} with {cat} {weakest_hand} or better, otherwise fold"
             chart.insert(0, f"  derived: {summary}")
     else:
-        rows, lines = _by_hand_and_up_rank(counts, names)
+        rows, lines = _by_hand_and_up_rank(counts, names, by_up_rank)
         table += rows
         chart += lines
     return table, chart, summary
@@ -617,13 +618,13 @@ def _marks(names: list[str]) -> list[str]:
             for o, (n, i) in enumerate(zip(names, initials))]
 
 
-def _by_hand_and_up_rank(counts: Counts, names: list[str]) -> tuple[list, list]:
+def _by_hand_and_up_rank(counts: Counts, names: list[str], by_up_rank: np.ndarray) -> tuple[list, list]:
     """Where the choice within a category depends on the hand or the dealer's up card: per hand
-    ranks (high to low) and up-card rank, the (hand, up card) pairs taking each option. A hand
-    whose every pair folds is not listed."""
-    rules, weights, choice = counts.rules, counts.weights, counts.choice
-    n, n_options = len(choice), len(names)
-    by_rank = _option_counts(choice, n_options, 4) * weights[:, None, None]  # (hands, up-card rank, option)
+    ranks (high to low) and up-card rank, the (hand, up card) pairs taking each option (``by_up_rank``:
+    ``_option_counts`` of the choices by up-card rank, per hand of each class). A hand whose every
+    pair folds is not listed."""
+    rules, weights = counts.rules, counts.weights
+    by_rank = by_up_rank * weights[:, None, None]  # (hands, up-card rank, option)
     fold = [o for o, opt in enumerate(rules.options) if opt.fold]
     marks = _marks(names)
     table: list[dict[str, Any]] = []

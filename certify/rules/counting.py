@@ -48,6 +48,10 @@ def count_below(row, t):
     """Number of entries < t in a sorted row (lower bound)."""
     lo = 0
     hi = row.shape[0]
+    if hi == 0 or row[0] >= t:  # none below: a flush row against a lower threshold, often
+        return 0
+    if row[hi - 1] < t:  # all below
+        return hi
     while lo < hi:
         mid = (lo + hi) >> 1
         if row[mid] < t:
