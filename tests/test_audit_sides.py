@@ -7,17 +7,14 @@ see (every payout right): only the math catches them."""
 
 from __future__ import annotations
 
-import json
 import random
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from certify.cli import cli
 from certify.spec import load_spec
+from tests.test_audit import audit_json
 
 ALPHA = 0.01
 
@@ -27,14 +24,6 @@ def _golden_par(golden_sheet, monkeypatch):
     from certify.analysis import cache
 
     monkeypatch.setattr(cache, "load_or_compute", lambda spec, use_cache=True, **_: (golden_sheet(spec.name), None))
-
-
-def audit_json(tmp_path: Path, recs: list[dict], spec: str) -> tuple[int, dict]:
-    path, out = tmp_path / "log.jsonl", tmp_path / "audit.json"
-    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    result = CliRunner().invoke(cli, ["audit", str(path), "--spec", spec, "--json", str(out)], catch_exceptions=False)
-    assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(out.read_text())
 
 
 def free_tests(data: dict) -> dict[str, dict]:

@@ -626,21 +626,14 @@ class Auditor:
             category = int(counts.category[i])
             values[cards] = [sum((int(cells[i][c]) * rules.nets[o][c][category] for c in range(4)), Fraction(0))
                              / counts.hidden for o in range(len(names))]
-        cost, worse, decisions = Fraction(0), 0, 0
+        costs = _Costs()
         for (cards, option), units in t.choices.items():
             if option not in names:
                 continue
             ev = values[cards]
-            loss = max(ev) - ev[names.index(option)]
-            n = t.choice_count[(cards, option)]
-            decisions += n
-            cost += loss * Fraction(units)
-            worse += n if loss > 0 else 0
-        return {"looked_at": "the main game's exact expectation of each option given the player's cards, over "
-                             "the dealer's hands left; side bets not counted",
-                "decisions": decisions, "below the optimal option": worse,
-                "expected cost": str(Decimal(cost.numerator) / Decimal(cost.denominator))[:20],
-                "expected cost, exact": str(cost)}
+            costs.add(max(ev) - ev[names.index(option)], t.choice_count[(cards, option)], units)
+        return costs.result("the main game's exact expectation of each option given the player's cards, over "
+                            "the dealer's hands left; side bets not counted")
 
     def _cost_not_given(self, why: str) -> dict:
         t = self.tally
@@ -660,7 +653,7 @@ class Auditor:
         for key, units in t.choices.items():
             by_hand[key[0][:first]].append((key, units))
         hands = sorted(by_hand)
-        cost, worse, decisions = Fraction(0), 0, 0
+        costs = _Costs()
         for start in range(0, len(hands), 256):      # memory: ~180 KB a first hand
             chunk = hands[start:start + 256]
             row = {h: i for i, h in enumerate(chunk)}
@@ -680,16 +673,10 @@ class Auditor:
                     at.append(left.index(card))
                     left.remove(card)
                 values = q[d][prefix][(slice(None),) + tuple(at)]
-                loss = Fraction(int(values.max() - values[names[d].index(option)]), scale * unseen[d])
-                n = t.choice_count[(cards, option, board, taken)]
-                decisions += n
-                cost += loss * Fraction(units)
-                worse += n if loss > 0 else 0
-        return {"looked_at": "each option's exact expectation given the seat's first hand, the board it saw and the "
-                             "options it took, with the derived strategy's play after it (backward induction)",
-                "decisions": decisions, "below the optimal option": worse,
-                "expected cost": str(Decimal(cost.numerator) / Decimal(cost.denominator))[:20],
-                "expected cost, exact": str(cost)}
+                costs.add(Fraction(int(values.max() - values[names[d].index(option)]), scale * unseen[d]),
+                          t.choice_count[(cards, option, board, taken)], units)
+        return costs.result("each option's exact expectation given the seat's first hand, the board it saw and the "
+                            "options it took, with the derived strategy's play after it (backward induction)")
 
     def _free_summary(self) -> dict:
         """Per side wager: tested in every round (rounds, events), or why not."""
@@ -794,6 +781,25 @@ def _rtp(name: str, wager, cells: dict, counts: Counter, alpha: float) -> list:
     return [mean_return_test(np.array([counts[k] for k in keys], dtype=np.float64), np.array([float(k) for k in keys]),
                              float(wager.expected_return), wager.std_dev, alpha=alpha, name=name,
                              probabilities=[float(cells[k]) for k in keys])]
+
+
+class _Costs:
+    """The free-play decisions' cost: each decision's loss (in units of the unit wager) times the
+    unit wager it was made on, and how many were below the optimal option."""
+
+    def __init__(self):
+        self.cost, self.worse, self.decisions = Fraction(0), 0, 0
+
+    def add(self, loss: Fraction, n: int, units) -> None:
+        self.decisions += n
+        self.cost += loss * Fraction(units)
+        self.worse += n if loss > 0 else 0
+
+    def result(self, looked_at: str) -> dict:
+        cost = self.cost
+        return {"looked_at": looked_at, "decisions": self.decisions, "below the optimal option": self.worse,
+                "expected cost": str(Decimal(cost.numerator) / Decimal(cost.denominator))[:20],
+                "expected cost, exact": str(cost)}
 
 
 def _why_no_values(spec, exc) -> str:
