@@ -808,7 +808,7 @@ def _why_no_values(spec, exc) -> str:
 
     if spec.deals("board") and spec.deals("dealer"):
         return ("the options' values at each street (against the dealer's hidden cards) come only from the game's "
-                "whole count (certify.rules.board: minutes on 2 cores), which an audit does not run; the "
+                "whole count (certify.rules.board, board_streets: minutes on 2 cores), which an audit does not run; the "
                 "decisions are counted and compared with the derived strategy, their cost is not given")
     if replaces_hands(spec):
         return ("the options' values live inside the replacement programme (certify.analysis.mulligan) with no "
