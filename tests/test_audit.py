@@ -62,32 +62,40 @@ def deal_index(record: dict, to) -> int:
 
 @pytest.mark.parametrize("name", [CS, HB, MULLIGAN])
 def test_fair_example_logs_pass(name, tmp_path):
-    """Fair logs: PASS; the free-play Hold'em Bonus log is INCOMPLETE (exit 1): the game has no
-    dealer threshold, so free play leaves its math with nothing that no decision changes."""
+    """Fair logs: PASS. The free-play Hold'em Bonus log has no dealer threshold: its math is the
+    Bonus, paid on the hole cards whatever the player decides, tested on every round."""
     out = tmp_path / "a.json"
     result = audit(LOGS / name, "--json", out, spec=SPEC_OF[name])
     data = json.loads(out.read_text())
-    assert result.exit_code == data["exit_code"] == (1 if name == HB else 0), result.output
-    assert data["verdict"] == ("INCOMPLETE" if name == HB else "PASS") and data["rounds"] == len(records(name))
+    assert result.exit_code == data["exit_code"] == 0, result.output
+    assert data["verdict"] == "PASS" and data["rounds"] == len(records(name))
     assert f"verdict: {data['verdict']} " in result.output
     assert all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
     assert data["files"][0]["sha256"] and data["files"][0]["size"] == (LOGS / name).stat().st_size
     applicable = [t for t in data["fairness"]["tests"] if t["applicable"]]
     assert applicable, "the card tests must run on the dealt positions"
     dealer = [t for t in data["math"]["tests"] if t["name"].startswith("dealer ")]
-    if name == HB:   # Hold'em Bonus has no dealer threshold
+    assert data["reasons"] == [] and set(data["section_status"].values()) == {"pass"}
+    if name == HB:   # Hold'em Bonus has no dealer threshold: the Bonus is its free-play math
         assert not dealer
-        assert data["section_status"] == {"integrity": "pass", "rules": "pass", "fairness": "pass", "math": "not run"}
-        assert data["reasons"] == ["Math against the PAR sheet: not run. The report cannot certify without it."]
-        assert "free play in 60 of 60 rounds" in data["scope"] and "nothing for this game" in data["scope"]
+        bonus = [t for t in data["math"]["tests"] if t["name"].startswith("Bonus (every round")]
+        placed = sum(any(a["type"] == "wager" and a["wager"] == "bonus" for a in r["actions"]) for r in records(name))
+        assert [t["name"].split(": ")[1] for t in bonus] == ["dealt events", "RTP"]
+        assert all(t["n"] == placed for t in bonus) and bonus[1]["applicable"] and bonus[1]["passed"]
+        assert data["math"]["decision_free_wagers"] == {
+            "bonus": {"tested_in_every_round": True, "rounds": placed, "par_wager": "Bonus"}}
+        assert "free play in 60 of 60 rounds" in data["scope"] and "Bonus (every round" in data["scope"]
     else:            # Caribbean Stud qualifies, Five Card Mulligan stands: the rate on every round
         assert len(dealer) == 1 and dealer[0]["n"] == len(records(name)) and dealer[0]["passed"]
-        assert data["reasons"] == [] and set(data["section_status"].values()) == {"pass"}
+        why = {CS: "lost on a fold (fold; paid_on_fold: false)", MULLIGAN: "lost on the option mulligan (lost_on)"}
+        side = "progressive" if name == CS else "bonus"
+        assert data["math"]["decision_free_wagers"] == {
+            side: {"tested_in_every_round": False, "why_not": f"a decision changes it: {why[name]}"}}
     if name != HB:   # the spec strategy is declared: outcomes and RTP against the PAR sheet
         assert any(t["name"].endswith("RTP") and t["applicable"] for t in data["math"]["tests"])
     else:            # free play: decisions counted against the spec strategy, deck orders tested
         assert data["math"]["declared_rounds"] == 0 and data["math"]["free_play_decisions"] > 0
-        assert data["math"]["par_sheet"] is None      # free play never reads the PAR sheet
+        assert data["math"]["par_sheet"] == "texas_holdem_bonus"    # read for the Bonus rows
         assert data["fairness"]["deck_orders"] == len(records(name))
 
 
@@ -436,10 +444,13 @@ def test_every_spec_of_the_suite_is_audited(tmp_path, name):
     spec = load_spec(name)
     recs = list(sample.records(spec, 30, 3, seats=min(2, spec.seats), play="random"))
     code, data = audit_json(tmp_path, recs, spec=name)
-    # random play is free play: the dealer's rate is its math; Hold'em Bonus has none (INCOMPLETE)
-    free_play_math = "not run" if name.startswith("texas_holdem") else "pass"
-    assert data["section_status"]["math"] == free_play_math, data["scope"]
-    assert code == (0 if free_play_math == "pass" else 1) and data["rounds"] == 30
+    # random play is free play: its math is what no decision changes, the dealer's rate (the stud
+    # games, Five Card Mulligan) or the Bonus paid on the hole cards (Hold'em Bonus)
+    assert data["section_status"]["math"] == "pass", data["scope"]
+    assert code == 0 and data["rounds"] == 30
+    judged = {t["name"].split(" (")[0].split(":")[0] for t in data["math"]["tests"] if t["applicable"]}
+    assert judged == ({"Bonus"} if name.startswith("texas_holdem") else {"dealer qualifies", "dealer stands"} & {
+        "dealer qualifies" if "stud" in name else "dealer stands"}), data["math"]["tests"]
     assert data["findings"]["rules"]["count"] == 0
     paid = next(r for r in recs if any(Decimal(e["net"]) > 0 for e in r["settlement"]))
     entry = next(e for e in paid["settlement"] if Decimal(e["net"]) > 0)

@@ -194,3 +194,37 @@ def test_one_card_dealt_twice_in_a_million_rounds_is_caught(tmp_path):
     assert "dealt twice in one round" in found["first"][0]["what"]
     assert found["first"][0]["where"].startswith(f"{path}:654321: ")
     assert result["findings"]["rules"]["count"] == 0 and result["verdict"] == "FAIL" and result["rounds"] == 10**6
+
+
+def test_a_later_run_whose_first_batch_has_no_valid_row_samples_as_one_pass(tmp_path):
+    """The battery's sample is taken in the order one process takes it even when the first batch of
+    a later run (``jobs`` 2) has no row of the fast path (every row a wrong card count, of two
+    first-deal sizes) and the run before ended with such rows pending: the same rows, in the same
+    order, when the sample fills up right there."""
+    import numpy as np
+
+    from certify.audit.audit import Auditor
+    from certify.audit.columns import read_columns
+    from certify.audit.log import LogFile
+
+    spec, recs = stud(), fair(1000, seed=8)
+    for i in list(range(480, 500, 2)) + list(range(500, 750)):     # rows of 9 and 8 cards dealt first
+        _deal(recs[i], "dealer")["cards"].pop()
+        if i % 3 == 0:
+            _deal(recs[i], 1)["cards"].pop()
+    path = tmp_path / "log.parquet"
+    write_columns(recs, path, row_group=250)        # 4 row groups: runs 0-1 and 2-3
+    valid_before = 480 + 10
+    samples = {}
+    for jobs in (1, 2):
+        auditor = Auditor(spec, None, 0.01, sample=valid_before + 10 + 40)     # full inside the second run
+        read_columns(path, spec, auditor, LogFile(str(path)), batch_rows=250, jobs=jobs)
+        auditor.flush_cards()
+        t = auditor.tally
+        blocks = {size: iter(rows) for size, rows in t.sample.items()}
+        samples[jobs] = [next(blocks[size]).tolist() for size in t.sample_order]
+        assert t.sample_rows == valid_before + 10 + 40
+    assert samples[1] == samples[2]
+    assert {len(b[0]) for b in samples[1]} == {10, 9, 8}
+    one, split = audit([path], spec, jobs=1, sample=valid_before + 50), audit([path], spec, jobs=2, sample=valid_before + 50)
+    same(one, split)

@@ -79,6 +79,52 @@ def test_a_fair_let_it_ride_log_passes_against_its_par_sheet(tmp_path):
     assert len(paths) >= 3          # pull-backs and rides at both decisions are in the log
 
 
+def test_the_option_values_of_let_it_ride_give_its_par_sheet(golden_sheet):
+    """``option_values`` (what a free-play decision is priced by): the best first option's value,
+    over every first hand by suit class, is the PAR sheet's exact expected return."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from certify.rules.analysis import _all_hands
+    from certify.rules.counting import suit_class_keys
+    from certify.rules.induction import option_values
+    from certify.spec import load_spec
+
+    spec = load_spec("let_it_ride")
+    hands = _all_hands(3)
+    _, index, weights = np.unique(suit_class_keys(hands), return_index=True, return_counts=True)
+    ctx, q = option_values(spec, hands[index])
+    best = q[0][()].max(axis=0)                 # per first hand, summed over the 49 x 48 later cards
+    total = sum(int(b) * int(w) for b, w in zip(best, weights))
+    ev = Fraction(total, ctx.den ** 2 * int(np.prod(ctx.axes)) * int(weights.sum()))
+    assert ev == golden_sheet("let_it_ride").main.expected_return == Fraction(-37963, 1082900)
+
+
+def test_what_free_play_decisions_cost_in_let_it_ride(tmp_path):
+    """Free play in Let It Ride (two decisions): each decision priced by the seat's first hand, the
+    board card it saw and the option it took before, optimal play after. The derived strategy
+    played as free play costs nothing; random play costs (every pull-back of a hand worth riding
+    and every ride of one worth pulling back)."""
+    from fractions import Fraction
+
+    from certify.audit import sample
+    from certify.spec import load_spec
+
+    spec = load_spec("let_it_ride")
+    optimal = list(sample.records(spec, 150, 4, play="spec"))
+    for r in optimal:
+        r["strategy"] = "free"
+    _, data = audit_json(tmp_path, optimal, "let_it_ride")
+    cost = data["math"]["free_play_decision_cost"]
+    assert cost["decisions"] == 300 and cost["below the optimal option"] == 0 and Fraction(cost["expected cost, exact"]) == 0
+    _, data = audit_json(tmp_path, list(sample.records(spec, 150, 4, play="random")), "let_it_ride")
+    cost = data["math"]["free_play_decision_cost"]
+    assert cost["decisions"] == 300 and 0 < cost["below the optimal option"] <= data["math"][
+        "free_play_deviations_from_spec_strategy"]
+    assert Fraction(cost["expected cost, exact"]) > 0 and "expected cost" in data["scope"]
+
+
 def test_let_it_ride_faults_are_caught_round_by_round(tmp_path):
     """A mis-pay on a standing bet, a pull-back out of turn (the second bet pulled at the first
     decision; a pull-back after the last card), a decision other than the derived strategy's."""
@@ -113,9 +159,15 @@ def test_a_fair_ultimate_texas_holdem_free_play_log_passes_its_rules_and_cards(t
     assert data["section_status"]["integrity"] == data["section_status"]["rules"] == "pass"
     assert data["section_status"]["fairness"] == "pass" and data["fairness"]["deck_orders"] == 200
     assert data["math"]["free_play_rounds"] == 200 and data["math"]["free_play_decisions"] > 0
-    assert data["section_status"]["math"] == "not run" and data["verdict"] == "INCOMPLETE" and code == 1
+    # free play's math: the Trips, paid on the final hand whatever the player decides (every round)
+    assert data["section_status"]["math"] == "pass" and data["verdict"] == "PASS" and code == 0
+    assert {t["name"] for t in data["math"]["tests"] if t["applicable"]} == {
+        "trips (every round, no decision changes it): dealt events", "trips (every round, no decision changes it): RTP"}
     played = {a["action"] for r in recs for a in r["actions"] if a["type"] == "decision"}
     assert {"play_4x", "play_2x", "play_1x", "fold"} <= played
+    cost = data["math"]["free_play_decision_cost"]      # said plainly why the cost is not given
+    assert cost["expected cost"] is None and "whole count" in cost["not given"]
+    assert "what they cost is not given: the options' values at each street" in data["scope"]
 
 
 def test_ultimate_texas_holdem_faults_are_caught_round_by_round(tmp_path, cheap_uth):
@@ -186,7 +238,7 @@ def test_drive_plays_let_it_ride_by_the_derived_strategy_and_catches_a_mispay(tm
 
 def test_drive_plays_ultimate_texas_holdem_at_random_and_catches_a_raise_of_5x(tmp_path, cheap_uth):
     result, log, data = drive(tmp_path, "ultimate_texas_holdem", "--seed", "6", play="random", rounds=40)
-    assert result.exit_code == 1 and data["verdict"] == "INCOMPLETE", result.output      # free play: math not run
+    assert result.exit_code == 0 and data["verdict"] == "PASS", result.output      # free play: the Trips' math
     assert all(data["findings"][c]["count"] == 0 for c in ("integrity", "rules", "decisions"))
     result, _, data = drive(tmp_path, "ultimate_texas_holdem", "--seed", "6", "--fault", "raise-5x", play="random",
                             rounds=40)

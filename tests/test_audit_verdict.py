@@ -48,6 +48,16 @@ def _free_play_stud_log(tmp_path: Path) -> Path:
     return write(tmp_path, list(sample.records(spec, 300, 5, seats=2, play="random")), "free.jsonl")
 
 
+def _free_play_without_side_bets(tmp_path: Path) -> Path:
+    """The free-play Hold'em Bonus log with no Bonus placed: no dealer threshold, no decision-free
+    side wager tallied: nothing of its math is decision-independent."""
+    recs = records(HB)
+    for r in recs:
+        r["actions"] = [a for a in r["actions"] if not (a["type"] == "wager" and a["wager"] == "bonus")]
+        r["settlement"] = [e for e in r["settlement"] if e["wager"] != "bonus"]
+    return write(tmp_path, recs, "no_bonus.jsonl")
+
+
 def _mispaid(tmp_path: Path) -> Path:
     recs = records(CS)
     entry = next(e for r in recs for e in r["settlement"] if e["wager"] == "ante" and Decimal(e["net"]) > 0)
@@ -60,7 +70,8 @@ def _mispaid(tmp_path: Path) -> Path:
 def test_text_json_exit_code_and_report_agree(tmp_path, case, want):
     log, spec = {"pass": (LOGS / CS, "caribbean_stud"), "finding": (_mispaid(tmp_path), "caribbean_stud"),
                  "free play, dealer rate": (_free_play_stud_log(tmp_path), "caribbean_stud"),
-                 "free play, no decision-independent math": (LOGS / HB, "texas_holdem_bonus")}[case]
+                 "free play, no decision-independent math": (_free_play_without_side_bets(tmp_path),
+                                                             "texas_holdem_bonus")}[case]
     code, printed, data, report = _everywhere(tmp_path, log, spec)
     assert printed == data["verdict"] == report["verdict"] == want
     assert code == data["exit_code"] == (0 if want == "PASS" else 1)

@@ -84,6 +84,8 @@ class Tally:
     free_deviations: int = 0                  # free play: decisions other than the spec strategy's
     outcomes: Counter = field(default_factory=Counter)   # first seat's ((wager, net/first, net/own), ...)
     dealer: Counter = field(default_factory=Counter)     # (reveal flag, met) -> rounds
+    side_events: Counter = field(default_factory=Counter)   # decision-free side wagers: (wager, event) -> rounds
+    side_nets: Counter = field(default_factory=Counter)     # ... (wager, logged net / own amount) -> rounds
     last: dict[str, tuple[int, datetime, str]] = field(default_factory=dict)
     first_seen: dict[str, tuple[int, int]] = field(default_factory=dict)   # columnar: table -> first (round, time us)
 
@@ -121,16 +123,22 @@ class Examined:
     decisions: int
     settled: bool
     dealer: tuple[str, bool] | None = None    # the rules' reveal: ("qualifies" | "stands", met or not)
-    choices: tuple = ()                       # rules model: (cards, option, unit wager) per decision
+    choices: tuple = ()                       # rules model: (cards, option, unit wager, board, taken) per decision
+    sides: tuple = ()                         # decision-free side wagers: (wager, event, net per own amount)
 
 
-def examine(spec, strategy, record: dict, where: str) -> Examined:
+def examine(spec, strategy, record: dict, where: str, free=None) -> Examined:
+    """One round through the rules; ``free``: the spec's decision-free side wagers
+    (``certify.audit.sides.decision_free``), whose events are read off the re-settled round."""
+    from certify.audit.sides import round_events
+
     fed = feed(spec, record, strategy, f"{where}: ")
     findings = list(fed.findings)
     if fed.round is not None:
         findings += compare(spec, record, fed, f"{where}: ")
+    sides = round_events(spec, free, fed.round, record) if free is not None else ()
     return Examined(findings, fed.dealt, fed.decisions, fed.round is not None, _dealer_flag(fed.round),
-                    tuple(fed.choices))
+                    tuple(fed.choices), sides)
 
 
 # The engines' reveal event says whether the dealer's first five cards met the spec's threshold;
@@ -228,7 +236,10 @@ _WORKER: dict[str, Any] = {}
 def _worker_start(spec) -> None:
     from certify.audit.schema import round_log_validator
 
-    _WORKER.update(spec=spec, strategy=spec_strategy(spec), validator=round_log_validator(1))
+    from certify.audit.sides import decision_free
+
+    _WORKER.update(spec=spec, strategy=spec_strategy(spec), validator=round_log_validator(1),
+                   free=decision_free(spec))
 
 
 def _examine_batch(path: str, batch: list[tuple[int, bytes]]) -> list[tuple[int, dict, Examined]]:
@@ -240,15 +251,19 @@ def _examine_batch(path: str, batch: list[tuple[int, bytes]]) -> list[tuple[int,
     for number, line in batch:
         where = f"{path}:{number}"
         record = parse_line(line, where, validator, spec)
-        out.append((number, record, examine(spec, strategy, record, where)))
+        out.append((number, record, examine(spec, strategy, record, where, _WORKER["free"])))
     return out
 
 
 class Auditor:
     def __init__(self, spec, sheet=None, alpha: float = 0.01, sample: int = DEFAULT_SAMPLE):
+        from certify.audit.sides import decision_free
+
         self.spec, self.sheet, self.alpha, self.sample_limit = spec, sheet, alpha, sample
         self.tally = Tally()
         self.strategy = spec_strategy(spec)
+        self.free = decision_free(spec)       # the side wagers no decision changes (every round's math)
+        self.priced_by_path = _induction_shape(spec) is None
         self._pending: dict[int, list[bytes]] = {}       # first deals not yet tallied, by size
         self._outcome_keys: dict[tuple, tuple | None] = {}
 
@@ -266,7 +281,7 @@ class Auditor:
         declared = record.get("strategy") == "spec"
         t.free_rounds += not declared
         if examined is None:
-            examined = examine(self.spec, self.strategy, record, where)
+            examined = examine(self.spec, self.strategy, record, where, self.free)
         t.decisions += examined.decisions
         if examined.dealer is not None:
             t.dealer[examined.dealer] += 1
@@ -281,10 +296,17 @@ class Auditor:
         if examined.settled and declared:
             t.declared += 1
             self._outcome(record)
+        for name, event, net in examined.sides:
+            t.side_events[(name, event)] += 1
+            if net is not None:
+                t.side_nets[(name, net)] += 1
         if not declared:
-            for cards, option, unit in examined.choices:
-                t.choices[(cards, option)] += Decimal(unit) if unit is not None else Decimal(0)
-                t.choice_count[(cards, option)] += 1
+            for cards, option, unit, board, taken in examined.choices:
+                # by the cards alone where the value reads nothing else (one decision; bounded for a
+                # board game, whose cost is not given); the induction's games by all the seat saw
+                key = (cards, option, board, taken) if self.priced_by_path else (cards, option)
+                t.choices[key] += Decimal(unit) if unit is not None else Decimal(0)
+                t.choice_count[key] += 1
 
     def _sequence(self, record: dict, where: str) -> None:
         t = self.tally
@@ -437,10 +459,11 @@ class Auditor:
 
     # ------------------------------------------------------------------ the tests
     def tests(self) -> dict[str, list]:
-        """The card tests (fairness); the math: the dealer's rate (no decision changes it, so it is
-        the math a free-play log can be judged on) and the outcomes of the declared rounds."""
+        """The card tests (fairness); the math: what no decision changes, so the math a free-play
+        log can be judged on (the dealer's rate; the decision-free side wagers of every round), and
+        the outcomes of the declared rounds."""
         self.flush_cards()
-        return {"fairness": self._fairness(), "math": self._dealer_rates() + self._math()}
+        return {"fairness": self._fairness(), "math": self._dealer_rates() + self._decision_free() + self._math()}
 
     def _fairness(self) -> list:
         from certify.stats import cards
@@ -490,41 +513,25 @@ class Auditor:
         return out
 
     def _math(self) -> list:
-        from certify.stats.gof import chisquare_gof, mean_return_test
-        from certify.stats.result import TestResult
+        """Outcomes and RTP of the declared rounds, per wager of the PAR sheet (a side wager tested
+        on every round as decision-free is not tested again on the declared ones)."""
+        from certify.stats.gof import chisquare_gof
 
         out = []
         if self.sheet is None or not self.tally.outcomes:
             return out
         nets = self.nets()
+        tested = {name.lower() for name in self._free_rows()[0]}
         for wager in self.sheet.wagers:
             observed = nets.get(wager.name)
-            if not observed:
+            if not observed or wager.name.lower() in tested:
                 continue
-            cells: dict[Any, Fraction] = {}
-            for row in wager.rows:
-                key = METER_CELL if row.meter_share else Fraction(row.pays)
-                cells[key] = cells.get(key, Fraction(0)) + Fraction(row.probability)
-            counts = Counter()
-            unknown = Counter()
-            for net, n in observed.items():
-                if net in cells:
-                    counts[net] += n
-                elif METER_CELL in cells:
-                    # paid from the meter: the award follows the meter, which falls with each award
-                    # (below the fixed pays, even below the stake, once it has fallen far enough):
-                    # any net that is not a fixed pay
-                    counts[METER_CELL] += n
-                else:
-                    unknown[net] += n
-            labels = [str(k) for k in cells]
+            cells = _pay_cells(wager)
+            counts, unknown = _net_counts(observed, cells)
             name = f"{wager.name}: "
             n = sum(observed.values())
-            if unknown:
-                out.append(TestResult(name=name + "nets in the return table", statistic=float(sum(unknown.values())),
-                                      pvalue=None, alpha=self.alpha, passed=False, n=n,
-                                      looked_at="every net result is one of the PAR sheet's pays (exact)",
-                                      details={"not_in_table": {str(k): v for k, v in unknown.items()}}))
+            out += _nets_outside(name, unknown, n, self.alpha)
+            labels = [str(k) for k in cells]
             chi = chisquare_gof([counts[k] for k in cells], [float(p) for p in cells.values()],
                                 alpha=self.alpha, name=name + "outcome frequencies",
                                 cell_labels=[f"net {lab}" for lab in labels],
@@ -533,12 +540,61 @@ class Auditor:
             chi.details.update({"labels": [f"net {lab}" for lab in labels], "observed": [counts[k] for k in cells],
                                 "expected": [float(p) * n for p in cells.values()]})
             out.append(chi)
-            if METER_CELL not in cells:
-                keys = [k for k in cells]
-                out.append(mean_return_test(np.array([counts[k] for k in keys], dtype=np.float64),
-                                            np.array([float(k) for k in keys]), float(wager.expected_return),
-                                            wager.std_dev, alpha=self.alpha, name=name + "RTP",
-                                            probabilities=[float(cells[k]) for k in keys]))
+            out += _rtp(name + "RTP", wager, cells, counts, self.alpha)
+        return out
+
+    def _free_rows(self) -> tuple[dict, dict[str, str]]:
+        """The decision-free side wagers tallied whose PAR rows line up with the model's events
+        (``certify.audit.sides.sheet_rows``): name -> the sheet's wager; and every side wager
+        not tested in every round, with why (a decision changes it, or its sheet rows do not
+        line up: refused, never tested against rows of another reading)."""
+        from certify.audit.sides import sheet_rows
+
+        t, rows, why = self.tally, {}, dict(self.free.refused)
+        tallied = {name for name, _ in t.side_events}
+        for name, fw in self.free.wagers.items():
+            if name not in tallied:
+                why[name] = "no round placed it"
+            elif self.sheet is None:
+                why[name] = "no PAR sheet was read"
+            else:
+                wager, refusal = sheet_rows(fw, self.sheet)
+                if wager is None:
+                    why[name] = refusal
+                else:
+                    rows[name] = wager
+        return rows, why
+
+    def _decision_free(self) -> list:
+        """Every round's decision-free side wagers (free play and declared alike): the events the
+        rules read off the cards (the line matched, the hand's category) against the PAR rows'
+        probabilities (chi-square), the logged nets in the sheet's pays (exact) and their mean
+        against the sheet's return (RTP with its interval; not for a wager paid from the meter)."""
+        from certify.stats.gof import chisquare_gof
+
+        t, out = self.tally, []
+        for name, wager in self._free_rows()[0].items():
+            fw = self.free.wagers[name]
+            events = {event: n for (w, event), n in t.side_events.items() if w == name}
+            n = sum(events.values())
+            known = [row.event for row in wager.rows]
+            stray = {e: c for e, c in events.items() if e not in known}
+            label = f"{wager.name} (every round, no decision changes it): "
+            probabilities = [float(row.probability) for row in wager.rows] + ([0.0] if stray else [])
+            observed = [events.get(e, 0) for e in known] + ([sum(stray.values())] if stray else [])
+            cells = known + ([f"not a row: {sorted(stray)}"] if stray else [])
+            chi = chisquare_gof(observed, probabilities, alpha=self.alpha, name=label + "dealt events",
+                                cell_labels=cells,
+                                looked_at=f"the event the rules read off the cards of {n:,} rounds (first seat "
+                                          f"placing it; free play and declared alike) against the PAR rows "
+                                          f"({', '.join(fw.events)})")
+            chi.details.update({"labels": cells, "observed": observed, "expected": [p * n for p in probabilities]})
+            out.append(chi)
+            nets = Counter({net: c for (w, net), c in t.side_nets.items() if w == name})
+            pay_cells = _pay_cells(wager)
+            counts, unknown = _net_counts(nets, pay_cells)
+            out += _nets_outside(label, unknown, sum(nets.values()), self.alpha)
+            out += _rtp(label + "RTP", wager, pay_cells, counts, self.alpha)
         return out
 
     def decision_cost(self) -> dict | None:
@@ -554,10 +610,13 @@ class Auditor:
 
         try:
             rules = one_decision(self.spec)
-        except ShapeError:
-            return None          # decisions between deals (a replace, board streets): not valued here
+        except ShapeError as exc:
+            if self.priced_by_path:
+                return self._induction_cost()
+            return self._cost_not_given(_why_no_values(self.spec, exc))
         if rules.up:
-            return None          # the decision sees an up card: the value per up card is not kept
+            return self._cost_not_given("the decision sees the dealer's up card: the analysis keeps each option's "
+                                        "value per hand class over every up card, not per up card")
         hands = sorted({cards for cards, _ in t.choices})
         counts = count(self.spec, classes=np.array(hands, dtype=np.int64))
         cells = counts.acc_best.sum(axis=1)
@@ -567,21 +626,70 @@ class Auditor:
             category = int(counts.category[i])
             values[cards] = [sum((int(cells[i][c]) * rules.nets[o][c][category] for c in range(4)), Fraction(0))
                              / counts.hidden for o in range(len(names))]
-        cost, worse, decisions = Fraction(0), 0, 0
+        costs = _Costs()
         for (cards, option), units in t.choices.items():
             if option not in names:
                 continue
             ev = values[cards]
-            loss = max(ev) - ev[names.index(option)]
-            n = t.choice_count[(cards, option)]
-            decisions += n
-            cost += loss * Fraction(units)
-            worse += n if loss > 0 else 0
-        return {"looked_at": "the main game's exact expectation of each option given the player's cards, over "
-                             "the dealer's hands left; side bets not counted",
-                "decisions": decisions, "below the optimal option": worse,
-                "expected cost": str(Decimal(cost.numerator) / Decimal(cost.denominator))[:20],
-                "expected cost, exact": str(cost)}
+            costs.add(max(ev) - ev[names.index(option)], t.choice_count[(cards, option)], units)
+        return costs.result("the main game's exact expectation of each option given the player's cards, over "
+                            "the dealer's hands left; side bets not counted")
+
+    def _cost_not_given(self, why: str) -> dict:
+        t = self.tally
+        return {"decisions": sum(t.choice_count.values()), "expected cost": None, "not given": why}
+
+    def _induction_cost(self) -> dict:
+        """Let It Ride's shape (``certify.rules.induction.option_values``): at each decision the value
+        of every option given the seat's first hand, the board it saw and the options it took, with
+        the derived strategy's play after it; the cost of a decision is the best value less the
+        chosen one's (summed over a round's decisions, the expected loss against optimal play)."""
+        from certify.rules.induction import option_values
+
+        t, spec = self.tally, self.spec
+        names = [[o.name for o in d.options] for d in spec.decisions]
+        first = spec.steps[0].cards
+        by_hand: dict[tuple, list] = defaultdict(list)
+        for key, units in t.choices.items():
+            by_hand[key[0][:first]].append((key, units))
+        hands = sorted(by_hand)
+        costs = _Costs()
+        for start in range(0, len(hands), 256):      # memory: ~180 KB a first hand
+            chunk = hands[start:start + 256]
+            row = {h: i for i, h in enumerate(chunk)}
+            ctx, q = option_values(spec, np.array(chunk, np.int64))
+            unseen = [int(np.prod(ctx.axes[ctx.level[d]:])) for d in range(len(ctx.decisions))]
+            scale = ctx.den ** 2
+            for (cards, option, board, taken), units in (item for hand in chunk for item in by_hand[hand]):
+                hand = cards[:first]
+                d = len(taken)
+                if d >= len(names) or option not in names[d] or any(
+                        o not in names[i] for i, o in enumerate(taken)) or len(board) != ctx.level[d]:
+                    continue
+                prefix = tuple(names[i].index(o) for i, o in enumerate(taken))
+                left = [c for c in range(52) if c not in hand]
+                at = [row[hand]]
+                for card in board:                      # each board card's place among the cards left
+                    at.append(left.index(card))
+                    left.remove(card)
+                values = q[d][prefix][(slice(None),) + tuple(at)]
+                costs.add(Fraction(int(values.max() - values[names[d].index(option)]), scale * unseen[d]),
+                          t.choice_count[(cards, option, board, taken)], units)
+        return costs.result("each option's exact expectation given the seat's first hand, the board it saw and the "
+                            "options it took, with the derived strategy's play after it (backward induction)")
+
+    def _free_summary(self) -> dict:
+        """Per side wager: tested in every round (rounds, events), or why not."""
+        t = self.tally
+        rows, why = self._free_rows()
+        out = {}
+        for name in self.free.wagers:
+            rounds = sum(n for (w, _), n in t.side_events.items() if w == name)
+            out[name] = ({"tested_in_every_round": True, "rounds": rounds, "par_wager": rows[name].name}
+                         if name in rows else {"tested_in_every_round": False, "rounds": rounds, "why_not": why[name]})
+        for name, reason in self.free.refused.items():
+            out[name] = {"tested_in_every_round": False, "why_not": f"a decision changes it: {reason}"}
+        return out
 
     # ------------------------------------------------------------------ the results
     def results(self, files: list[LogFile]) -> dict[str, Any]:
@@ -619,11 +727,114 @@ class Auditor:
                      self.sheet.spec, "tests": [r.to_dict() for r in tests["math"]],
                      "free_play_decisions": t.decisions if not t.declared else None,
                      "free_play_deviations_from_spec_strategy": t.free_deviations,
-                     "free_play_decision_cost": self.decision_cost()},
+                     "free_play_decision_cost": self.decision_cost(),
+                     "decision_free_wagers": self._free_summary()},
             "family": None if family is None else family.to_dict(),
             "confirmation": None if confirmed is None else confirmed.to_dict(),
             "exact_failures": exact_fail,
         }
+
+
+def _pay_cells(wager) -> dict[Any, Fraction]:
+    """A sheet wager's return table with rows of equal pays merged (the meter's rows: one cell)."""
+    cells: dict[Any, Fraction] = {}
+    for row in wager.rows:
+        key = METER_CELL if row.meter_share else Fraction(row.pays)
+        cells[key] = cells.get(key, Fraction(0)) + Fraction(row.probability)
+    return cells
+
+
+def _net_counts(observed: Counter, cells: dict) -> tuple[Counter, Counter]:
+    """The nets counted by cell, and the nets that are in no cell."""
+    counts, unknown = Counter(), Counter()
+    for net, n in observed.items():
+        if net in cells:
+            counts[net] += n
+        elif METER_CELL in cells:
+            # paid from the meter: the award follows the meter, which falls with each award
+            # (below the fixed pays, even below the stake, once it has fallen far enough):
+            # any net that is not a fixed pay
+            counts[METER_CELL] += n
+        else:
+            unknown[net] += n
+    return counts, unknown
+
+
+def _nets_outside(name: str, unknown: Counter, n: int, alpha: float) -> list:
+    from certify.stats.result import TestResult
+
+    if not unknown:
+        return []
+    return [TestResult(name=name + "nets in the return table", statistic=float(sum(unknown.values())),
+                       pvalue=None, alpha=alpha, passed=False, n=n,
+                       looked_at="every net result is one of the PAR sheet's pays (exact)",
+                       details={"not_in_table": {str(k): v for k, v in unknown.items()}})]
+
+
+def _rtp(name: str, wager, cells: dict, counts: Counter, alpha: float) -> list:
+    """The mean net against the sheet's return (none for a wager paid from the meter)."""
+    from certify.stats.gof import mean_return_test
+
+    if METER_CELL in cells or not sum(counts.values()):
+        return []
+    keys = list(cells)
+    return [mean_return_test(np.array([counts[k] for k in keys], dtype=np.float64), np.array([float(k) for k in keys]),
+                             float(wager.expected_return), wager.std_dev, alpha=alpha, name=name,
+                             probabilities=[float(cells[k]) for k in keys])]
+
+
+class _Costs:
+    """The free-play decisions' cost: each decision's loss (in units of the unit wager) times the
+    unit wager it was made on, and how many were below the optimal option."""
+
+    def __init__(self):
+        self.cost, self.worse, self.decisions = Fraction(0), 0, 0
+
+    def add(self, loss: Fraction, n: int, units) -> None:
+        self.decisions += n
+        self.cost += loss * Fraction(units)
+        self.worse += n if loss > 0 else 0
+
+    def result(self, looked_at: str) -> dict:
+        cost = self.cost
+        return {"looked_at": looked_at, "decisions": self.decisions, "below the optimal option": self.worse,
+                "expected cost": str(Decimal(cost.numerator) / Decimal(cost.denominator))[:20],
+                "expected cost, exact": str(cost)}
+
+
+def _why_no_values(spec, exc) -> str:
+    """Why the analysis gives no per-decision values for this game's free play, in plain words."""
+    from certify.rules.analysis import replaces_hands
+
+    if spec.deals("board") and spec.deals("dealer"):
+        return ("the options' values at each street (against the dealer's hidden cards) come only from the game's "
+                "whole count (certify.rules.board, board_streets: minutes on 2 cores), which an audit does not run; the "
+                "decisions are counted and compared with the derived strategy, their cost is not given")
+    if replaces_hands(spec):
+        return ("the options' values live inside the replacement programme (certify.analysis.mulligan) with no "
+                "per-hand interface: the cost is not given")
+    return f"the analysis values no option of this shape per hand ({exc})"
+
+
+def _induction_shape(spec) -> str | None:
+    """None when the spec is a game of several decisions that the backward induction values
+    (``certify.rules.induction``: Let It Ride) with one card face up to the board between them
+    (what a seat saw is then its first hand and the board), else why not."""
+    from certify.rules.analysis import ShapeError
+    from certify.rules.induction import _shape
+    from certify.rules.model import DealStep, DecideStep
+
+    if len(getattr(spec, "decisions", ())) < 2:
+        return "one decision"
+    try:
+        _shape(spec)
+    except ShapeError as exc:
+        return str(exc)
+    last = max(i for i, step in enumerate(spec.steps) if isinstance(step, DecideStep))
+    if any(isinstance(step, DealStep) and (step.deal != "board" or step.cards != 1 or step.face != "up")
+           for step in spec.steps[1:last]):
+        return "a deal between the decisions that is not one card face up to the board"
+    return None
 
 
 def _named(result, name: str):
@@ -704,7 +915,9 @@ def audit(paths: Iterable[str | Path], spec, *, alpha: float = 0.01, sample: int
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     children_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     sheet = provenance = None
-    if auditor.tally.declared or need_sheet:      # free play never needs the PAR sheet (minutes for Hold'em)
+    # free play needs the PAR sheet (minutes to compute for Hold'em, once: the cache keeps it) only
+    # for its decision-free side wagers
+    if auditor.tally.declared or need_sheet or auditor.tally.side_events:
         sheet, provenance = load_or_compute(spec, use_cache=use_cache)
         auditor.sheet = sheet
     result = auditor.results(files)

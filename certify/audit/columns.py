@@ -419,7 +419,7 @@ def _merge(auditor, info: LogFile, tally, part: LogFile) -> bool:
 
     for name in ("rounds", "declared", "free_rounds", "decisions", "free_deviations"):
         setattr(t, name, getattr(t, name) + getattr(tally, name))
-    for name in ("counts", "choices", "choice_count", "outcomes", "dealer"):
+    for name in ("counts", "choices", "choice_count", "outcomes", "dealer", "side_events", "side_nets"):
         getattr(t, name).update(getattr(tally, name))
     for kind, found in tally.findings.items():
         t.findings[kind].extend(found[:KEEP_FINDINGS - len(t.findings[kind])])
@@ -640,9 +640,14 @@ def _datetime(micros: int) -> datetime:
 
 def one_decision_rules(spec):
     """The spec's rules when the game is of the one-decision shape (the columnar fast path's), else
-    None: every row goes through the exact path."""
+    None: every row goes through the exact path. A spec with a decision-free side wager
+    (``certify.audit.sides``) takes the exact path too: its events are read off each round, which
+    the settlement classes do not keep (no shipped one-decision spec has one)."""
+    from certify.audit.sides import decision_free
     from certify.rules.analysis import ShapeError, one_decision
 
+    if decision_free(spec).wagers:
+        return None
     try:
         return one_decision(spec)
     except ShapeError:
@@ -825,7 +830,11 @@ class _Fast:
             t.free_deviations += expected["deviations"] * n
 
     def cards(self, cards: np.ndarray) -> None:
-        """Card x position and the battery's sample, in row order (the exact path's tally)."""
+        """Card x position and the battery's sample, in row order (the exact path's tally). The
+        rows the previous batch left pending are tallied first, whatever this batch holds: a
+        batch with no row of the fast path must not let them wait for the next one (a forked
+        run starts with nothing pending, and the merge tallies the run before first: the same
+        order as one pass)."""
+        self.auditor.flush_cards()
         if len(cards):
-            self.auditor.flush_cards()
             self.auditor.add_cards(cards.astype(np.uint8, copy=False))

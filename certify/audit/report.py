@@ -3,8 +3,9 @@
 The report is of the kind ``audit`` (``certify.report.AUDIT_REPORT``): its required sections are
 exactly what an audit produces, ``integrity`` and ``rules`` (exact checks of every round: one
 scenario per finding class with the first findings), ``fairness`` (the card tests of the cards as
-dealt) and ``math`` (the dealer's qualification rate, which no decision changes, and the outcome
-and RTP tests against the PAR sheet on the rounds that declare the spec strategy). A section with
+dealt) and ``math`` (what no decision changes, tested on every round: the dealer's qualification
+rate and the side wagers whose settlement no option changes, ``certify.audit.sides``; and the
+outcome and RTP tests against the PAR sheet on the rounds that declare the spec strategy). A section with
 nothing to judge is not run, and a section not run or failed keeps the verdict from PASS. The
 statistical tests of both ``fairness`` and ``math`` form one Holm family; each section carries its
 share of it (rejected members, smallest adjusted p-value), so a section fails exactly when one of
@@ -15,7 +16,8 @@ One verdict owner: :func:`judge_audit` hands these sections to ``certify.report.
 function ``build_content`` judges every report with), and the audit's text, ``--json``, exit code
 and report all carry what it returns. A free-play log (no round declares the spec strategy) is a
 PASS with its scope stated (:func:`scope`) when all four sections pass; when the game has no
-decision-independent math test (no dealer threshold) its math is not run and it is INCOMPLETE.
+decision-independent math test (no dealer threshold, no decision-free side wager placed) its
+math is not run and it is INCOMPLETE.
 """
 
 from __future__ import annotations
@@ -69,8 +71,11 @@ def _scenarios(result: dict, classes: tuple[str, ...]) -> dict:
 
 def _math_description(result: dict) -> dict[str, str]:
     declared = result["math"]["declared_rounds"]
-    out = {"Rounds tested": f"dealer's rate: every round; outcomes and RTP: {declared:,} rounds declaring the spec "
-                            "strategy (first seat)",
+    free = [name for name, v in (result["math"].get("decision_free_wagers") or {}).items()
+            if v.get("tested_in_every_round")]
+    out = {"Rounds tested": f"dealer's rate: every round; "
+                            + (f"side wagers no decision changes ({', '.join(free)}): every round; " if free else "")
+                            + f"outcomes and RTP: {declared:,} rounds declaring the spec strategy (first seat)",
            "PAR sheet": str(result["math"]["par_sheet"] or "-")}
     if result["par_provenance"]:
         out["PAR sheet source"] = ", ".join(f"{k}: {v}" for k, v in result["par_provenance"].items()
@@ -101,16 +106,27 @@ def scope(result: dict) -> str:
     if not free:
         return (f"every round declares the spec strategy: integrity, rules and decisions of every round, the cards "
                 f"dealt, the dealer's rate and the outcomes and RTP of {declared:,} rounds against the PAR sheet")
-    dealer = [t["name"] for t in math["tests"] if t["name"].startswith("dealer ") and t["applicable"]]
+    dealer = [t["name"] for t in math["tests"] if t["applicable"] and (
+        t["name"].startswith("dealer ") or "(every round, no decision changes it)" in t["name"])]
     text = (f"free play in {free:,} of {result['rounds']:,} rounds: integrity and rules of every round and the "
             f"cards dealt; the math judged on what no decision changes ("
             + (", ".join(dealer) if dealer else "nothing for this game: the math is not run") + ")")
     text += (f"; outcomes and RTP against the PAR sheet on the {declared:,} rounds declaring the spec strategy"
              if declared else "; outcomes and RTP against the PAR sheet need a declared strategy: not tested")
+    untested = {name: v["why_not"] for name, v in (math.get("decision_free_wagers") or {}).items()
+                if not v.get("tested_in_every_round")}
+    if untested:
+        text += "; side wagers not tested in every round: " + "; ".join(f"{k} ({v})" for k, v in untested.items())
     decisions = math.get("free_play_decisions")
     if decisions:
         text += (f"; {math['free_play_deviations_from_spec_strategy']:,} of {decisions:,} decisions differ from the "
                  "spec strategy (reported, not judged)")
+        cost = math.get("free_play_decision_cost")
+        if cost and cost.get("expected cost") is not None:
+            text += (f"; {cost['below the optimal option']:,} below the optimal option, expected cost "
+                     f"{cost['expected cost']} in the log's money (reported, not judged)")
+        elif cost:
+            text += f"; what they cost is not given: {cost['not given']}"
     return text
 
 

@@ -71,7 +71,8 @@ class Fed:
     findings: list[Finding] = field(default_factory=list)
     decisions: int = 0
     deviations: int = 0                      # decisions other than the spec strategy's
-    choices: list = field(default_factory=list)   # rules model: (the seat's cards sorted, option, unit wager)
+    choices: list = field(default_factory=list)   # rules model: (the seat's cards sorted, option, unit wager,
+    #                                               the board seen, the options taken before)
 
 
 def _cards(tokens: Sequence[str], fed: Fed, rid, where: str) -> list[int] | None:
@@ -175,9 +176,10 @@ def feed(spec, record: dict, strategy=None, where: str = "", finished: bool = Tr
                         fed.findings.append(Finding("decisions", f"seat {action['seat']} decided "
                                                     f"{action['action']!r}; the spec strategy decides {want!r}",
                                                     rid, f"{where}actions[{a}]"))
-                if rnd.legal_actions(seat):   # what the decision cost (free play)
+                if rnd.legal_actions(seat):   # what the decision cost (free play): what the seat saw
                     s = rnd.seats[seat]
-                    fed.choices.append((tuple(sorted(s.cards)), action["action"], s.wagers.get(spec.unit)))
+                    fed.choices.append((tuple(sorted(s.cards)), action["action"], s.wagers.get(spec.unit),
+                                        tuple(rnd.board), tuple(s.decisions)))
                 rnd.input("act", seat=seat, action=action["action"])
             elif kind == "void_seat":
                 rnd.input("void_seat", seat=seat_of(action["seat"], a), reason=action["reason"])

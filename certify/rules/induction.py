@@ -284,3 +284,23 @@ def _strategy(spec, decisions, choice, reps, weights, axes) -> tuple[list[str], 
             chart.append(f"  {decision.decide} after {before}: " + ", ".join(
                 f"{opt.name} {n:,}" for opt, n in zip(decision.options, counts)) + f" (of {int(weights.sum()) * int(per_point):,})")
     return chart, table
+
+
+def option_values(spec: RulesSpec, first_hands) -> tuple[SimpleNamespace, list[dict]]:
+    """Each option's exact value at every decision, for these first hands (weight 1 each), with the
+    derived strategy's play after it (what the audit prices a free-play decision by): ``q[d][prefix]``
+    (``prefix``: the options taken at the decisions before) is an array (options, hands, *the deal
+    axes decision d sees) of the net summed over the deals it does not see, in units of
+    ``ctx.den ** 2`` per unit wager. The backward induction of ``_solve``, its stacks kept."""
+    ctx = _solve(spec, np.asarray(first_hands, np.int64))
+    value, q = dict(ctx.final_value), [dict() for _ in ctx.decisions]
+    for d in reversed(range(len(ctx.decisions))):
+        keep = 1 + ctx.level[d]
+        best = {}
+        for prefix in sorted({p[:d] for p in value}):
+            options = [value[prefix + (o,)] for o in range(len(ctx.decisions[d].options))]
+            stack = np.stack([v.sum(axis=tuple(range(keep, v.ndim))) if v.ndim > keep else v for v in options])
+            q[d][prefix] = stack
+            best[prefix] = stack.max(axis=0)       # ties change no value
+        value = best
+    return ctx, q
