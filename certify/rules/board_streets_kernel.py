@@ -276,6 +276,7 @@ def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_n
     and river cards)."""
     m = to_deck.size
     river_net[:] = 0
+    four = np.empty(5, np.int64)
     for i4 in range(4, m):
         j4 = to_deck[i4]
         for i3 in range(3, i4):
@@ -286,25 +287,13 @@ def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_n
                     j1 = to_deck[i1]
                     for i0 in range(i1):
                         d = _net(row[_board_index(to_deck[i0], j1, j2, j3, j4, binom)], dealer_holes, win_num, win_den)
-                        river_net[_rank4(i1, i2, i3, i4, binom)] += d
-                        river_net[_rank4(i0, i2, i3, i4, binom)] += d
-                        river_net[_rank4(i0, i1, i3, i4, binom)] += d
-                        river_net[_rank4(i0, i1, i2, i4, binom)] += d
-                        river_net[_rank4(i0, i1, i2, i3, binom)] += d
+                        _four_boards(i0, i1, i2, i3, i4, binom, four)
+                        for k in range(5):
+                            river_net[four[k]] += d
     for i2 in range(2, m):
         for i1 in range(1, i2):
             for i0 in range(i1):
-                total = 0
-                for t in range(m):
-                    if t < i0:
-                        total += river_net[_rank4(t, i0, i1, i2, binom)]
-                    elif i0 < t < i1:
-                        total += river_net[_rank4(i0, t, i1, i2, binom)]
-                    elif i1 < t < i2:
-                        total += river_net[_rank4(i0, i1, t, i2, binom)]
-                    elif t > i2:
-                        total += river_net[_rank4(i0, i1, i2, t, binom)]
-                turn_net[_rank3(i0, i1, i2, binom)] = total // 2  # even: each board counted twice
+                turn_net[_rank3(i0, i1, i2, binom)] = _flop_sum(river_net, i0, i1, i2, m, binom)
 
 
 @njit(cache=True)
