@@ -66,7 +66,7 @@ def baseline(pairs: int = 2000, eval7_pairs: int = 3) -> dict:
     sample = _sample(pairs)
     reps = np.array([cls.cards for cls, _, _ in sample], dtype=np.int64)
     boards = np.array([board for _, board, _ in sample], dtype=np.int64)
-    ours = kernel.showdown_codes(np.arange(52, dtype=np.int64), reps, boards, 4, 2)
+    ours = kernel.showdown_codes(np.arange(52, dtype=np.int64), reps, boards, 0, 2)  # no qualifier
     cls0, board0, rest0 = sample[0]
     _brute_force_pair(cls0.cards[0], cls0.cards[1], board0, rest0)  # compile
     t0 = time.perf_counter()

@@ -538,26 +538,31 @@ CLASS_VALUES = np.unique(np.concatenate([FLUSH_VALUES[FLUSH_VALUES > 0], H5_VALU
 
 
 @njit(cache=True)
-def _all_five_card_hands():
-    out = np.empty((2598960, 5), np.uint8)
-    n = 0
-    for a in range(48):
-        for b in range(a + 1, 49):
-            for c in range(b + 1, 50):
-                for d in range(c + 1, 51):
-                    for e in range(d + 1, 52):
-                        out[n, 0] = a
-                        out[n, 1] = b
-                        out[n, 2] = c
-                        out[n, 3] = d
-                        out[n, 4] = e
-                        n += 1
-    return out
+def all_boards(n: int) -> np.ndarray:
+    """Every 5-subset of range(n) in colex order, so row i is the subset of colex rank i
+    (C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5) for i0 < ... < i4)."""
+    count = 0
+    for i4 in range(4, n):
+        count += (i4 * (i4 - 1) * (i4 - 2) * (i4 - 3)) // 24
+    boards = np.empty((count, 5), dtype=np.int8)
+    row = 0
+    for i4 in range(4, n):
+        for i3 in range(3, i4):
+            for i2 in range(2, i3):
+                for i1 in range(1, i2):
+                    for i0 in range(i1):
+                        boards[row, 0] = i0
+                        boards[row, 1] = i1
+                        boards[row, 2] = i2
+                        boards[row, 3] = i3
+                        boards[row, 4] = i4
+                        row += 1
+    return boards
 
 
 def all_five_card_hands() -> np.ndarray:
-    """All C(52, 5) = 2,598,960 five-card hands as a (2598960, 5) uint8 array, lexicographic."""
-    return _all_five_card_hands()
+    """All C(52, 5) = 2,598,960 five-card hands as a (2598960, 5) uint8 array, in colex order."""
+    return all_boards(52).astype(np.uint8)
 
 
 @njit(cache=True)

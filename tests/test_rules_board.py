@@ -1,14 +1,17 @@
 """The board shape of the rules model: Ultimate Texas Hold'em as a spec only (certify.rules.board).
 
-The fast tests deal a smaller game (a few canonical flops, each with its orbit weight): the counts
+The fast tests count a smaller game (a 20-card deck, every hole its own class): the counts
 against brute force, every deal counted once, and rule changes moving the exact figures as the
-combinatorics say. The slow test counts the whole game and compares it with the published analyses.
+combinatorics say; the bulk kernel and the round engine play the full deck's tables of a few
+starting-hand classes. The slow test counts the whole game and compares it with the published analyses.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
+from math import comb
 from pathlib import Path
 
 import numpy as np
@@ -36,16 +39,15 @@ def _spec(tmp_path=None, change=None):
     return load_spec(path)
 
 
-def _small_game():
-    flops, weights = board.canonical_flops()
-    pick = np.arange(0, len(flops), 160)  # 11 flops of different shapes, each with its orbit
-    return flops[pick], weights[pick]
+# A smaller game closed under suit permutations: 2, 5, 8, J, A in four suits (20 cards: flushes, no
+# straight, hands below the qualifier), every hole its own class, counted whole in seconds.
+SMALL_DECK = tuple(4 * r + s for r in (0, 3, 6, 9, 12) for s in range(4))
+SMALL_DEALS = comb(20, 2) * comb(18, 3) * comb(15, 2) * comb(13, 2)
 
 
 @pytest.fixture(scope="module")
 def small_counts():
-    flops, weights = _small_game()
-    return board.count(_spec(), flops=flops, weights=weights)
+    return board.count(_spec(), deck=SMALL_DECK)
 
 
 def test_the_spec_reads_as_the_board_shape():
@@ -84,63 +86,87 @@ def test_a_face_down_flop_is_outside_the_shape(tmp_path):
         board.board_shape(_spec(tmp_path, face_down))
 
 
-def test_the_counts_and_decisions_of_one_flop_match_brute_force():
-    spec = _spec()
+def _brute_force(spec, deck, hole):
+    """One hole's counts by playing out every deal of ``deck`` with the plain evaluator: each
+    board's six cells over the dealer's holes, the river option by their value, each flop's option
+    by the sums over its turn-river pairs; the arrays of ``board.count`` for that hole."""
     shape = board.board_shape(spec)
     base, unit, den = board._scaled(shape)
     pre, flop, river = shape.stages
-    flop_cards = (0, 17, 42)
-    per_hole = np.full((52, 52), -1, np.int64)  # every hole its own class
-    for x, y in combinations(range(52), 2):
-        per_hole[x, y] = per_hole[y, x] = kernel._pair_index(x, y)
-    out = kernel.board_counts(np.array([flop_cards], np.int64), np.ones(1, np.int64), per_hole, 1326,
-                              shape.qualify, np.array(river.kinds), np.array([int(m) for m in river.mults]),
-                              np.array(flop.kinds), np.array([int(m) for m in flop.mults]), base, unit,
-                              -2 * den, -2 * den, 1)
-    all_cells, _, river_cells, river_fold, _, check_value = (a.sum(axis=0) for a in out[:6])
-    for hole in [(3, 51), (8, 9)]:
-        # every turn-river pair (rows) against every dealer hand of the 45 cards left (columns),
-        # all evaluated by the plain evaluator in one batch
-        rest = np.array([c for c in range(52) if c not in flop_cards + hole], np.int64)
-        turn_river = np.array(list(combinations(range(47), 2)), np.int64)  # 1,081
-        dealer_pairs = np.array(list(combinations(range(45), 2)), np.int64)  # 990
-        deals = np.empty((len(turn_river), 990, 7), np.int64)
-        deals[:, :, :3] = flop_cards
-        for i, (t, r) in enumerate(turn_river):
-            deals[i, :, 3:5] = rest[[t, r]]
-            deals[i, :, 5:] = np.delete(rest, [t, r])[dealer_pairs]
-        mine = hands.rank_batch(np.concatenate([deals[:, 0, :5], np.broadcast_to(hole, (len(deals), 2))], axis=1))
-        dealer = hands.rank_batch(deals.reshape(-1, 7)).reshape(len(deals), 990)
-        qualifies, sign = dealer >= 1 << 20, np.sign(mine[:, None] - dealer)
-        here = np.stack([((qualifies == bool(q)) & (sign == result)).sum(axis=1)  # (1081, 6): each board's cells
-                         for q, result in [(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]], axis=1)
-        category = mine >> 20
-        play = (here * (base + unit)[:, category].T).sum(axis=1)
-        plays = play > -2 * den * 990
-        cells, played_1x = np.zeros((6, 10), np.int64), np.zeros((6, 10), np.int64)
-        for k in range(10):
-            cells[:, k] = here[category == k].sum(axis=0)
-            played_1x[:, k] = here[(category == k) & plays].sum(axis=0)
-        river_best = int(np.where(plays, play, -2 * den * 990).sum())
-        folds = 990 * int((~plays).sum())
-        p = kernel._pair_index(*hole)
-        assert (all_cells[p] == cells).all()
-        raise_2x = int((cells * (base + 2 * unit)).sum())
-        assert check_value[p] == max(river_best, raise_2x)
-        checks = river_best >= raise_2x  # a tie checks: less at risk
-        assert (river_cells[p, 1] == (played_1x if checks else 0)).all()
-        assert river_fold[p].sum() == (folds if checks else 0)
+    rest = [c for c in deck if c not in hole]
+    fives = list(combinations(rest, 5))
+    dealer_pairs = list(combinations(range(len(rest) - 5), 2))
+    rows = []
+    for five in fives:
+        others = [c for c in rest if c not in five]
+        rows += [list(five) + [others[i], others[j]] for i, j in dealer_pairs]
+    dealer = hands.rank_batch(np.array(rows, np.int64)).reshape(len(fives), len(dealer_pairs))
+    mine = hands.rank_batch(np.array([list(five) + list(hole) for five in fives], np.int64))
+    qualifies, sign = dealer >= shape.qualify, np.sign(mine[:, None] - dealer)
+    cells = np.stack([((qualifies == bool(q)) & (sign == result)).sum(axis=1)
+                      for q, result in [(1, 1), (1, 0), (1, -1), (0, 1), (0, 0), (0, -1)]], axis=1)
+    category = mine >> 20
+    b = (cells * base[:, category].T).sum(axis=1)
+    u = (cells * unit[:, category].T).sum(axis=1)
+    fold = int(-shape.stake * den) * len(dealer_pairs)
+
+    def best(values):  # options listed by stake: the first of the highest
+        return max(range(len(values)), key=lambda o: (values[o], -o))
+    river_value = [[fold if k == kernel.FOLD else b[i] + int(m) * u[i] for k, m in zip(river.kinds, river.mults)]
+                   for i in range(len(fives))]
+    river_taken = [best(v) for v in river_value]
+    where = {five: i for i, five in enumerate(fives)}
+    out = {name: np.zeros(shape_, np.int64) for name, shape_ in
+           [("all", (6, 10)), ("flop", (len(flop.names), 6, 10)), ("river", (len(river.names), 6, 10)),
+            ("river_fold", 10), ("flop_fold", 10), ("check", ())]}
+    for three in combinations(rest, 3):
+        boards = [where[tuple(sorted(three + pair))] for pair in combinations([c for c in rest if c not in three], 2)]
+        values = [fold * len(boards) if k == kernel.FOLD else
+                  sum(river_value[i][river_taken[i]] for i in boards) if k == kernel.CHECK else
+                  sum(int(b[i] + int(m) * u[i]) for i in boards) for k, m in zip(flop.kinds, flop.mults)]
+        o = best(values)
+        out["check"] += values[o]
+        for i in boards:
+            cat = category[i]
+            out["all"][:, cat] += cells[i]
+            if flop.kinds[o] == kernel.ADD:
+                out["flop"][o, :, cat] += cells[i]
+            elif flop.kinds[o] == kernel.FOLD:
+                out["flop_fold"][cat] += len(dealer_pairs)
+            elif river.kinds[river_taken[i]] == kernel.FOLD:
+                out["river_fold"][cat] += len(dealer_pairs)
+            else:
+                out["river"][river_taken[i], :, cat] += cells[i]
+    return out
+
+
+def test_the_counts_and_decisions_of_every_deal_match_brute_force(small_counts):
+    spec = _spec()
+    names = [c.name for c in small_counts.classes]
+    reached = set()
+    for hole in [(SMALL_DECK[0], SMALL_DECK[1]), (SMALL_DECK[2], SMALL_DECK[13]), (SMALL_DECK[8], SMALL_DECK[19])]:
+        want = _brute_force(spec, SMALL_DECK, hole)
+        k = names.index(f"{hole[0]}-{hole[1]}")
+        assert (small_counts.all_cells[k] == want["all"]).all()
+        assert (small_counts.flop_cells[k] == want["flop"]).all()
+        assert (small_counts.river_cells[k] == want["river"]).all()
+        assert (small_counts.river_fold[k] == want["river_fold"]).all()
+        assert (small_counts.flop_fold[k] == want["flop_fold"]).all()
+        assert small_counts.check_value[k] == want["check"]
+        reached |= {name for name, a in want.items() if name != "check" and a.any()}
+    assert reached == {"all", "flop", "river", "river_fold"}  # every path taken somewhere (no fold on the flop)
 
 
 def test_every_deal_is_counted_once_and_the_sheet_adds_up(small_counts):
-    flops, weights = _small_game()
-    deals = int(weights.sum()) * 1176 * 1081 * 990  # each flop: C(49,2) holes x C(47,2) x C(45,2)
+    deals = SMALL_DEALS  # C(20,2) holes x C(18,3) flops x C(15,2) turn-river pairs x C(13,2) dealer holes
     assert int(small_counts.all_cells.sum()) == deals
     sheet = board.main_sheet(_spec(), small_counts, full=False)
     assert sheet.cycle == deals
     assert sheet.expected_return == board.main_return(small_counts)
+    assert board.main_sheet(_spec(), small_counts).cycle == small_counts.deals == deals  # checked
+    lost = replace(small_counts, river_fold=small_counts.river_fold * 0)  # a path's deals left out
     with pytest.raises(analysis.ShapeError, match="the counting is wrong"):
-        board.main_sheet(_spec(), small_counts)  # the full game's cycle is checked
+        board.main_sheet(_spec(), lost)
 
 
 def _win_with(bc, category: int) -> int:
@@ -153,8 +179,7 @@ def _win_with(bc, category: int) -> int:
 def test_a_blind_line_moves_the_return_by_its_probability_times_the_change(tmp_path, small_counts):
     def even_flush(d):
         d["wagers"]["blind"]["settle"]["versus_dealer"]["win_pays"]["flush"] = 1
-    flops, weights = _small_game()
-    changed = board.count(_spec(tmp_path, even_flush), flops=flops, weights=weights)
+    changed = board.count(_spec(tmp_path, even_flush), deck=SMALL_DECK)
     deals = int(small_counts.all_cells.sum())
     old, new = board.main_return(small_counts), board.main_return(changed)
     delta = Fraction(-1, 2)
@@ -167,15 +192,19 @@ def test_a_blind_line_moves_the_return_by_its_probability_times_the_change(tmp_p
 def test_dropping_the_3x_option_changes_nothing(tmp_path, small_counts):
     def no_3x(d):
         d["steps"][2]["options"] = [o for o in d["steps"][2]["options"] if o["name"] != "play_3x"]
-    flops, weights = _small_game()
-    changed = board.count(_spec(tmp_path, no_3x), flops=flops, weights=weights)
+    changed = board.count(_spec(tmp_path, no_3x), deck=SMALL_DECK)
     spec = _spec()
     a = board.main_sheet(spec, small_counts, full=False)
     b = board.main_sheet(_spec(tmp_path, no_3x), changed, full=False)
     assert [(r.event, r.pays, r.combinations) for r in a.rows] == [(r.event, r.pays, r.combinations) for r in b.rows]
 
 
-def test_a_dealer_with_no_qualifier_moves_the_ante_by_the_non_qualifying_results(tmp_path, small_counts):
+# Seven ranks with no straight (2 3 5 6 8 9 J) in two suits: a seven-card hand may stay below a pair,
+# so the dealer does not always qualify (in SMALL_DECK's five ranks it always does).
+HIGH_CARD_DECK = tuple(4 * r + s for r in (0, 1, 3, 4, 6, 7, 9) for s in (0, 1))
+
+
+def test_a_dealer_with_no_qualifier_moves_the_ante_by_the_non_qualifying_results(tmp_path):
     def no_qualifier(d):
         del d["dealer"]
         for w in d["wagers"].values():
@@ -183,10 +212,11 @@ def test_a_dealer_with_no_qualifier_moves_the_ante_by_the_non_qualifying_results
 
     def ante_in_action(d):  # the same game written with the qualifier kept: cells still split by it
         d["wagers"]["ante"]["settle"]["versus_dealer"]["dealer_not_qualifying"] = "action"
-    flops, weights = _small_game()
-    unqualified = board.count(_spec(tmp_path, no_qualifier), flops=flops, weights=weights)
+    small_counts = board.count(_spec(), deck=HIGH_CARD_DECK)
+    assert int(small_counts.all_cells[:, kernel.NW:].sum()) > 0
+    unqualified = board.count(_spec(tmp_path, no_qualifier), deck=HIGH_CARD_DECK)
     (tmp_path / "b").mkdir()
-    changed = board.count(_spec(tmp_path / "b", ante_in_action), flops=flops, weights=weights)
+    changed = board.count(_spec(tmp_path / "b", ante_in_action), deck=HIGH_CARD_DECK)
     assert int(unqualified.all_cells[:, kernel.NW:].sum()) == 0  # every dealer hand qualifies
     assert board.main_return(unqualified) == board.main_return(changed)
     assert (unqualified.check_value == changed.check_value).all()
@@ -243,30 +273,39 @@ def test_the_full_game_agrees_with_the_published_analyses():
     assert len(checks) + len(raises) == 169  # 3x is never the best
 
 
-def _decks_on(flops: np.ndarray, n: int, seed: int) -> np.ndarray:
-    """Shuffled decks whose flop (positions 4-6) is a suit permutation of one of ``flops``."""
-    from itertools import permutations
+# The bulk kernel plays the full deck: its tables from a count of a few starting-hand classes (an
+# ace pair raising, hands checking to every later option), its decks dealt with holes of those.
+FEW_CLASSES = frozenset({"AA", "T8o", "72o", "J4s"})
+
+
+@pytest.fixture(scope="module")
+def few_classes():
+    return board.count(_spec(), only=FEW_CLASSES)
+
+
+def _decks_of(classes: frozenset[str], n: int, seed: int) -> np.ndarray:
+    """Shuffled decks whose hole (positions 0-1) is of one of ``classes``."""
+    from certify.rules.board_streets import class_of_hole
 
     rng = np.random.default_rng(seed)
-    table = list(permutations(range(4)))
     out = []
-    for _ in range(n):
-        perm = table[rng.integers(24)]
-        flop = [4 * (int(c) >> 2) + perm[int(c) & 3] for c in flops[rng.integers(len(flops))]]
-        rest = [int(c) for c in rng.permutation(52) if c not in flop]
-        out.append(rest[:4] + flop + rest[4:])
+    while len(out) < n:
+        deck = rng.permutation(52)
+        if class_of_hole(int(deck[0]), int(deck[1])) in classes:
+            out.append(deck)
     return np.array(out, np.uint8)
 
 
-def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(small_counts):
+def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(few_classes):
     # a reference written apart: the flop option from the count's own table (the canonical flop
     # found by trying every suit permutation), the river one by numpy over every dealer hand
     from itertools import permutations
 
     spec = _spec()
+    small_counts = few_classes
     k = board.board_kernel(spec, small_counts)
-    flops, _ = _small_game()
-    decks = _decks_on(flops, 60, seed=5)
+    flops = small_counts.flops
+    decks = _decks_of(FEW_CLASSES, 60, seed=5)
     ev, dealt = k.events(decks)
     shape = small_counts.shape
     pre, flop, river = shape.stages
@@ -323,7 +362,7 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails()
 
 
 # ---------------------------------------------------------------- the round engine
-def test_the_round_engine_plays_the_kernel_decks_round_for_round(small_counts):
+def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_classes):
     """RulesRound with the derived strategy (the kernel's own tables and decision functions) on
     decks dealt from the smaller game's flops: each round's money is the kernel event's net."""
     from fractions import Fraction
@@ -331,9 +370,9 @@ def test_the_round_engine_plays_the_kernel_decks_round_for_round(small_counts):
     from certify.rules.engine import DerivedStrategy, play_deck
 
     spec = _spec()
-    k = board.board_kernel(spec, small_counts)
+    k = board.board_kernel(spec, few_classes)
     strategy = DerivedStrategy(spec, k)
-    decks = _decks_on(_small_game()[0], 250, seed=9)
+    decks = _decks_of(FEW_CLASSES, 250, seed=9)
     ev, dealt = k.events(decks)
     main, trips = k.wagers
     reached = set()

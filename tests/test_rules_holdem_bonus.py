@@ -207,7 +207,8 @@ def test_full_deck_showdown_counts_match_brute_force():
     picked = [classes[i] for i in rng.choice(len(classes), 6, replace=False)] + [classes[0]]
     reps = np.array([c.cards for c in picked], dtype=np.int64)
     boards = kernel.all_boards(52)[rng.choice(comb(52, 5), 4, replace=False)]
-    codes = kernel.showdown_codes(np.arange(52, dtype=np.int64), reps, boards, STRAIGHT, 2)
+    pair = 1 << 20  # a dealer qualifying from a pair up: the codes split by it
+    codes = kernel.showdown_codes(np.arange(52, dtype=np.int64), reps, boards, pair, 2)
     for r, cls in enumerate(picked):
         for b, board in enumerate(boards):
             board = [int(c) for c in board]
@@ -217,10 +218,11 @@ def test_full_deck_showdown_counts_match_brute_force():
             mine = rank_hand(board + list(cls.cards))
             rest = [c for c in range(52) if c not in board and c not in cls.cards]
             theirs = [rank_hand(board + list(d)) for d in combinations(rest, 2)]
-            wins = sum(mine > v for v in theirs)
-            ties = sum(mine == v for v in theirs)
-            strong = int((mine >> 20) >= STRAIGHT)
-            assert codes[r, b] == wins | (ties << kernel.TIE_SHIFT) | (strong << kernel.STRONG_SHIFT)
+            cells = [sum((v >= pair) == q and (mine > v, mine == v, mine < v)[k] for v in theirs)
+                     for q in (True, False) for k in range(3)]
+            got = np.zeros(kernel.N_CELLS, np.int64)
+            assert kernel.decode_cells(codes[r, b], len(theirs), got) == mine >> 20
+            assert got.tolist() == cells
 
 
 def test_showdown_codes_by_suit_class_equal_every_board_evaluated():
@@ -229,10 +231,10 @@ def test_showdown_codes_by_suit_class_equal_every_board_evaluated():
     deck = np.array([c for c in range(52) if c >> 2 >= 6], dtype=np.int64)
     reps = np.array([[0, 1], [0, 4], [1, 9], [27, 26], [3, 7], [20, 24]], dtype=np.int64)
     boards = kernel.all_boards(len(deck))
-    every = kernel.showdown_codes(deck, reps, boards, STRAIGHT, 16)
+    every = kernel.showdown_codes(deck, reps, boards, 1 << 20, 16)  # a dealer qualifying from a pair
     symmetry = kernel.suit_permutations(deck)
     assert symmetry is not None and kernel.suit_permutations(np.array(SMALL_DECK)) is None
-    by_class = kernel.showdown_codes_by_suit_class(deck, reps, boards, STRAIGHT, *symmetry, 16)
+    by_class = kernel.showdown_codes_by_suit_class(deck, reps, boards, 1 << 20, *symmetry, 16)
     assert (every == kernel.NOT_DEALT).any() and np.array_equal(every, by_class)
 
 

@@ -9,16 +9,17 @@ preflop, 2x on the flop, 1x or fold on the river). Main wagers are settled again
 dealer who does not qualify doing to each what the spec says (``action``: nothing); side wagers
 are paid by a table on the player's own hand.
 
-The counting (``certify.rules.board_kernel``): for each suit-canonical flop (1,755, weighted by
-their orbits) and each turn-river pair, the 1,081 two-card hands left are valued once and sorted;
-each hand's disjoint dealer hands below / tied / above it, split by the dealer's qualifying, are
-counted by inclusion-exclusion over its two cards. The result of a path is linear in the Play's
-multiple, so every value is ``base + m * unit`` over those six cells. The river decision is taken
-per (hole, board), the flop decision per (hole, flop), the preflop decision per starting-hand class
-(169): the class is closed under suit permutations, so its sums over the canonical flops weighted by
-orbit size are its sums over every flop. On a tie in expectation the option leaving less at risk is
-taken. The cycle is every player hole x flop x turn-river pair x dealer hole:
-C(52,2) x C(50,3) x C(47,2) x C(45,2).
+The counting is the street shape's (``certify.rules.board_streets_kernel``, one counting core for
+both board shapes): per starting-hand class (169) one representative hole; every 5-card board (one
+per suit class evaluated) values the 1,081 two-card hands left once and counts, by inclusion-exclusion
+over the hole's two cards, the dealer hands below / tied / above it, split by the dealer's
+qualifying: six cells and the player's category per (hole, board). The result of a path is linear
+in the Play's multiple, so every value is ``base + m * unit`` over those six cells. The river
+decision is taken per (hole, board), the flop decision per (hole, flop) from sums kept per 4-card
+board, the preflop decision per class; the class's counts are its representative's times its
+holes (a suit permutation maps every deal of one hole onto a deal of another). On a tie in
+expectation the option leaving less at risk is taken. The cycle is every player hole x flop x
+turn-river pair x dealer hole: C(52,2) x C(50,3) x C(47,2) x C(45,2).
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ import numpy as np
 
 from certify.analysis.par import ParSheet, WagerSheet
 from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _category_name, _fraction, _line_pays, settle_unit
-from certify.rules.model import DealStep, RulesSpec, ranking_categories
+from certify.rules.model import RulesSpec, ranking_categories
 
 DECK = 52
 CELL_NAMES = ("win, dealer qualifies", "tie, dealer qualifies", "lose, dealer qualifies",
               "win, dealer does not qualify", "tie, dealer does not qualify", "lose, dealer does not qualify")
 _RESULT = (WIN, TIE, LOSS, WIN, TIE, LOSS)
 STAGES = ("preflop", "flop", "river")  # the decisions, by board cards seen: 0, 3, 5
+BOARD_STEPS = [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 2), ("decide",)]  # after the holes
 CYCLE = comb(52, 2) * comb(50, 3) * comb(47, 2) * comb(45, 2)
 
 
@@ -68,20 +70,10 @@ class BoardShape:
 def board_shape(spec: RulesSpec) -> BoardShape:
     """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
     from certify.rules import board_kernel as kernel
+    from certify.rules.board_streets import holdem_differences
 
-    why = []
-    kinds = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps]
-    want = [("deal", "player", 2), ("deal", "dealer", 2), ("decide",), ("deal", "board", 3), ("decide",),
-            ("deal", "board", 2), ("decide",)]
-    if sorted(kinds[:2]) != sorted(want[:2]) or kinds[2:] != want[2:]:
-        why.append("the steps: 2 cards to the player and 2 to the dealer, a decision, a flop of 3, a "
-                   "decision, 2 more board cards, a last decision")
-    if spec.ranking != "best_five":
-        why.append("the best_five ranking")
-    if any((s.face == "up" or s.face_up) for s in spec.deals("dealer") + spec.deals("player")):
-        why.append("the player's and the dealer's cards face down")
-    if any(s.face != "up" for s in spec.deals("board")):
-        why.append("the board cards face up (the decisions see them)")
+    why = holdem_differences(spec, BOARD_STEPS, "a decision, a flop of 3, a decision, 2 more board cards, a last decision",
+                             2, "the board cards face up (the decisions see them)")
     decision_wagers = [n for n, w in spec.wagers.items() if w.made == "decision"]
     if len(decision_wagers) != 1:
         why.append("one decision wager (the Play)")
@@ -190,6 +182,7 @@ class BoardCounts:
     cpu_seconds: float
     flops: np.ndarray | None = None  # the canonical flops counted
     flop_choice: np.ndarray | None = None  # (flop, hole pair index): the flop option taken, -1 not dealt
+    deals: int = CYCLE  # the deals counted (a smaller game's for tests)
 
 
 def _scaled(shape: BoardShape) -> tuple[np.ndarray, np.ndarray, int]:
@@ -200,29 +193,52 @@ def _scaled(shape: BoardShape) -> tuple[np.ndarray, np.ndarray, int]:
     return base, unit, den
 
 
-def count(spec: RulesSpec, n_chunks: int = 64, flops: np.ndarray | None = None,
-          weights: np.ndarray | None = None) -> BoardCounts:
-    """Run the kernel over every canonical flop (minutes), or over the given flops and weights
-    (a smaller game dealt from those flops only: for tests)."""
-    from certify.rules import board_kernel as kernel
+def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[str] | None = None) -> BoardCounts:
+    """Count the derived strategy's paths over every starting-hand class of the full deck (minutes).
+
+    For tests: ``deck``, a smaller deck (card codes) whose every hole is its own class (the whole
+    game dealt from it: no flop table for the bulk kernel), or ``only``, the classes of the full
+    deck to count (the others' counts are zero: the bulk kernel then plays only holes of these)."""
+    from certify.rules import board_streets_kernel as kernel
+    from certify.rules.board_streets import HoleClass, showdown_code_batches
 
     shape = board_shape(spec)
     base, unit, den = _scaled(shape)
     if any(m.denominator != 1 for s in shape.stages for m in s.mults):
         raise ShapeError(f"{spec.name}: the board-shape analysis counts whole multiples of the unit wager")
-    if flops is None:
-        flops, weights = canonical_flops()
-    n_chunks = max(1, min(n_chunks, len(flops)))
     table, classes = hole_class_table()
+    if deck is not None:
+        classes = tuple(HoleClass(f"{a}-{b}", (a, b), 1) for a, b in combinations(deck, 2))
+    counted = [k for k, c in enumerate(classes) if only is None or c.name in only]
+    deck = tuple(range(DECK)) if deck is None else tuple(deck)
+    position = {card: i for i, card in enumerate(deck)}
+    reps = np.array([sorted((position[classes[k].cards[0]], position[classes[k].cards[1]])) for k in counted], np.int64)
     pre, flop, river = shape.stages
     start, cpu = time.perf_counter(), time.process_time()
-    out = kernel.board_counts(flops, weights, table, len(classes), int(shape.qualify),
-                              np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
-                              np.array(flop.kinds, np.int64), np.array([int(m) for m in flop.mults], np.int64),
-                              base, unit, int(-shape.stake * den), int(-shape.stake * den), n_chunks)
-    all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value = (a.sum(axis=0) for a in out[:6])
-    return BoardCounts(shape, den, classes, all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value,
-                       time.perf_counter() - start, time.process_time() - cpu, flops, out[6])
+    parts = []
+    for first, codes in showdown_code_batches(deck, reps, int(shape.qualify)):
+        parts.append(kernel.path_counts(codes, reps[first:first + len(codes)], np.array(deck, np.int64), base, unit,
+                                        np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
+                                        np.array(flop.kinds, np.int64), np.array([int(m) for m in flop.mults], np.int64),
+                                        int(-shape.stake * den), int(-shape.stake * den)))
+        del codes
+    per_rep = [np.concatenate(a) for a in zip(*parts)]
+    weights = np.array([classes[k].weight for k in counted], np.int64)
+    out = []
+    for a in per_rep[:6]:  # per class: the representative's counts times the class's holes
+        full = np.zeros((len(classes),) + a.shape[1:], np.int64)
+        full[counted] = a * weights.reshape((-1,) + (1,) * (a.ndim - 1))
+        out.append(full)
+    flops = flop_choice = None
+    if len(deck) == DECK:
+        flops = canonical_flops()[0]
+        rep_choice = np.full((len(classes), comb(DECK - 2, 3)), -1, np.int8)
+        rep_choice[counted] = per_rep[6]
+        rep_cards = np.sort(np.array([c.cards for c in classes], np.int64), axis=1)
+        flop_choice = kernel.flop_choice_table(flops, table, rep_cards, rep_choice, kernel.suit_permutations(deck)[0])
+    per_hole = comb(len(deck) - 2, 3) * comb(len(deck) - 5, 2) * comb(len(deck) - 7, 2)
+    return BoardCounts(shape, den, classes, *out, time.perf_counter() - start, time.process_time() - cpu, flops,
+                       flop_choice, per_hole * int(weights.sum()))
 
 
 _COUNTS: dict[tuple[str, bool], BoardCounts] = {}  # (spec JSON, computed under no_reads)
@@ -393,8 +409,8 @@ def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerShee
         strategy_table=table, strategy_chart=chart,
         notes=(f"amounts per unit wager ({spec.unit}); cycle: player hole x flop x turn-river x dealer hole = "
                f"C(52,2) x C(50,3) x C(47,2) x C(45,2) = {CYCLE:,}",))
-    if full and sheet.cycle != CYCLE:
-        raise ShapeError(f"cycle {sheet.cycle} != {CYCLE}: the counting is wrong")
+    if full and sheet.cycle != bc.deals:
+        raise ShapeError(f"cycle {sheet.cycle} != {bc.deals}: the counting is wrong")
     return sheet
 
 
@@ -405,7 +421,7 @@ def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[lis
     pre, flop, river = bc.shape.stages
     table = []
     for k, ch in enumerate(choices):
-        per_hole = comb(50, 3) * comb(47, 2) * comb(45, 2) * ch.weight
+        per_hole = max(1, int(bc.all_cells[k].sum()))  # the class's deals: C(50,3) x C(47,2) x C(45,2) a hole
         row = {"hand": ch.name, "combinations": ch.weight, "decision": pre.names[ch.option]}
         for name, v in zip(pre.names, ch.values):
             row[f"ev_{name}"] = float(v)
@@ -424,6 +440,8 @@ def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[lis
         kind = pre.kinds[o]
         marks[o] = "c" if kind == kernel.CHECK else "f" if kind == kernel.FOLD else str(pre.mults[o])
     by_name = {ch.name: ch for ch in choices}
+    if len(by_name) != 169:  # a smaller deck's game (tests): no chart
+        return table, []
     legend = ", ".join(f"{marks[o]} {pre.names[o]}" for o in range(len(pre.names)))
     chart = [f"{pre.decide} (row = first rank, suited above the diagonal, offsuit below; {legend}):",
              "    " + " ".join(RANKS[::-1])]

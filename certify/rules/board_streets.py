@@ -124,26 +124,41 @@ class StreetRules:
         return (f, f"{f}+{r}", f"{f}+{t}", f"{f}+{t}+{r}")
 
 
-def is_street_shape(spec: RulesSpec) -> bool:
-    """Whether the steps are the street shape's (the other checks then name what differs)."""
+STREET_STEPS = [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 1), ("decide",), ("deal", "board", 1)]
+
+
+def dealt_as_holdem(spec: RulesSpec, later: list[tuple]) -> bool:
+    """Whether the steps are two cards to the player and two to the dealer, then ``later``
+    (("decide",) or ("deal", "board", cards) each)."""
     kinds = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps]
-    return (sorted(kinds[:2]) == [("deal", "dealer", 2), ("deal", "player", 2)]
-            and kinds[2:] == [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 1), ("decide",),
-                              ("deal", "board", 1)])
+    return sorted(kinds[:2]) == [("deal", "dealer", 2), ("deal", "player", 2)] and kinds[2:] == later
 
 
-def street_rules(spec: RulesSpec) -> StreetRules:
-    """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
+def holdem_differences(spec: RulesSpec, later: list[tuple], steps: str, face_up: int, face_up_text: str) -> list[str]:
+    """What a board shape's check names first: the steps (``dealt_as_holdem``, ``steps`` saying the
+    later ones), the best five of seven, the player's and the dealer's cards face down, the first
+    ``face_up`` board deals face up (``face_up_text``)."""
     why = []
-    if not is_street_shape(spec):
-        why.append("the steps: 2 cards to the player and 2 to the dealer, a decision, a flop of 3, a decision, "
-                   "the turn, a decision, the river")
+    if not dealt_as_holdem(spec, later):
+        why.append(f"the steps: 2 cards to the player and 2 to the dealer, {steps}")
     if spec.ranking != "best_five":
         why.append("the best_five ranking")
     if any((s.face == "up" or s.face_up) for s in spec.deals("dealer") + spec.deals("player")):
         why.append("the player's and the dealer's cards face down")
-    if any(s.face != "up" for s in spec.deals("board")[:2]):
-        why.append("the flop and the turn face up (the decisions see them)")
+    if any(s.face != "up" for s in spec.deals("board")[:face_up]):
+        why.append(face_up_text)
+    return why
+
+
+def is_street_shape(spec: RulesSpec) -> bool:
+    """Whether the steps are the street shape's (the other checks then name what differs)."""
+    return dealt_as_holdem(spec, STREET_STEPS)
+
+
+def street_rules(spec: RulesSpec) -> StreetRules:
+    """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
+    why = holdem_differences(spec, STREET_STEPS, "a decision, a flop of 3, a decision, the turn, a decision, the river",
+                             2, "the flop and the turn face up (the decisions see them)")
     if spec.dealer.qualifies is not None:
         why.append("a dealer with no qualifier")
     decisions = [s for s in spec.steps if isinstance(s, DecideStep)]
@@ -305,26 +320,44 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
     deck_array = np.array(deck, dtype=np.int64)
     win_pays = Fraction(win_pays)
     start = time.perf_counter()
-    boards = kernel.all_boards(len(deck))
-    chunks = max(1, min(256, len(boards) // 64))
-    symmetry = kernel.suit_permutations(deck)
-    if symmetry is None:
-        codes = kernel.showdown_codes(deck_array, reps, boards, int(ante_category), chunks)
-    else:  # one board per suit class evaluated
-        codes = kernel.showdown_codes_by_suit_class(deck_array, reps, boards, int(ante_category),
-                                                    *symmetry, chunks)
-    del boards
     rule_args = np.zeros(0, np.int64) if rule is None else np.array(
         [rule.turn_category, rule.river_category, rule.straight_category], np.int64)
-    counts, profile, rule_counts = kernel.decision_counts(codes, reps, deck_array, win_pays.numerator,
-                                                          win_pays.denominator, 0 if bet_when_indifferent else 1,
-                                                          rule_args)
+    parts = []
+    for first, codes in showdown_code_batches(deck, reps, 0):  # no qualifier
+        parts.append(kernel.decision_counts(codes, reps[first:first + len(codes)], deck_array, int(ante_category),
+                                            win_pays.numerator, win_pays.denominator,
+                                            0 if bet_when_indifferent else 1, rule_args))
+        del codes
+    counts, profile, rule_counts = (np.concatenate(a) for a in zip(*parts))
     if rule is None:
         rule_counts = None
-    del codes
     return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
                           names=tuple(names), counts=counts, deals_per_hole=deals_per_hole(len(deck)),
                           seconds=time.perf_counter() - start, rule_counts=rule_counts, profile=profile)
+
+
+CODES_BYTES = 1 << 31  # the memory one batch of showdown codes may take
+
+
+def showdown_code_batches(deck: tuple[int, ...], reps: np.ndarray, qual: int):
+    """The showdown codes (``board_streets_kernel._board_class_codes``) of every 5-card board of
+    ``deck`` (card codes) for the player holes ``reps`` (deck indices, shape (R, 2)), against a
+    dealer qualifying from value ``qual`` (0: always): yields (first rep, codes of a batch of reps),
+    the batches as large as CODES_BYTES allows. One board per suit class is evaluated when the deck
+    is closed under suit permutations."""
+    from certify.rules import board_streets_kernel as kernel
+
+    deck_array = np.array(deck, dtype=np.int64)
+    boards = kernel.all_boards(len(deck))
+    chunks = max(1, min(256, len(boards) // 64))
+    symmetry = kernel.suit_permutations(deck)
+    per_batch = max(1, CODES_BYTES // (8 * len(boards)))
+    for first in range(0, len(reps), per_batch):
+        part = reps[first:first + per_batch]
+        if symmetry is None:
+            yield first, kernel.showdown_codes(deck_array, part, boards, int(qual), chunks)
+        else:
+            yield first, kernel.showdown_codes_by_suit_class(deck_array, part, boards, int(qual), *symmetry, chunks)
 
 
 @lru_cache(maxsize=4)

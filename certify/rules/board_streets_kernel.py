@@ -1,21 +1,25 @@
-"""Numba kernels for the exact Texas Hold'em Bonus analysis.
+"""Numba kernels of the exact board-shape analyses: the counting core of Texas Hold'em Bonus
+(``certify.rules.board_streets``) and Ultimate Texas Hold'em (``certify.rules.board``).
 
 Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game uses all 52):
 
-1. ``showdown_codes``: for every 5-card board, evaluate every two-card hole left in the deck once,
-   sort the values, then for each representative player hole count the dealer holes that are
-   disjoint from it and lower / equal by inclusion-exclusion over the two player cards
-   (all holes lower, minus the holes holding the player's first card, minus those holding the second).
-   The result is one packed int32 per (player hole, board): wins | ties << 10 | strong << 20,
-   where "strong" means the player's hand reaches the category that makes the Ante pay.
-2. ``decision_counts``: per player hole, walk every board the rest of the deck can make and derive
-   the optimal River decision (per 4-card board: bet iff wins > losses over river and dealer hole)
-   and the optimal Turn decision (per flop: bet iff wins > losses over turn, river and dealer hole).
-   Each bet adds one unit won or lost on the same showdown, so the two are independent. It returns,
-   per hole, the number of deals (flop, then ordered turn and river, then dealer hole) in each
-   (bets made, result) cell; the Flop multiple and the preflop decision are applied outside.
-   The same walk counts the spec's simple strategy (bet with a category or better when a hole
-   card plays), which is what the simulation plays and is tallied against.
+1. The showdown codes (``showdown_codes_by_suit_class``; ``showdown_codes`` for a deck not closed
+   under suit permutations): for every 5-card board (one per suit class evaluated), every two-card
+   hole left in the deck is valued once and sorted; for each representative player hole the dealer
+   holes disjoint from it are counted by inclusion-exclusion over its two cards: below / equal among
+   those that qualify (value at least the dealer's qualifier; 0: all do), how many qualify, below /
+   equal among those that do not. One int64 code per (player hole, board) with the player's category
+   (``decode_cells``: the six cells QW, QT, QL, NW, NT, NL).
+2. A walk per representative hole over every board the rest of the deck makes, taking the decisions:
+   - ``decision_counts`` (a wager on each street, no qualifier): the optimal River decision per 4-card
+     board (bet iff wins > losses over river and dealer hole) and Turn decision per flop; each bet adds
+     one unit won or lost on the same showdown, so the two are independent. It returns per hole the
+     deals (flop, ordered turn and river, dealer hole) in each (bets made, result) cell; the first
+     wager and the preflop decision are applied outside. The same walk counts the spec's simple
+     strategy (bet with a category or better when a hole card plays), which the simulation plays.
+   - ``path_counts`` (one Play made before the flop, on the flop or on the river): the river option per
+     board, the flop option per flop, by the exact value ``B + m x U`` of a path over the six cells;
+     it returns the deals of each path by (cell, category), the preflop decision taken outside.
 
 Boards are indexed by their colex rank: the board {i0 < i1 < i2 < i3 < i4} (deck indices) has
 index C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5).
@@ -26,11 +30,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from certify.hands import best6_nb, eval5_nb, eval7_nb
+from certify.hands import all_boards, best6_nb, eval5_nb, eval7_nb  # noqa: F401  (all_boards: the board order)
 
+# A (player hole, board) code: the dealer holes disjoint from both (at most C(45, 2) = 990 < 2^10)
+# that qualify and are below / equal / in all, those that do not and are below / equal, and the
+# player's category. Six cells: QW, QT, QL (dealer qualifies: the player wins, ties, loses) and NW,
+# NT, NL (it does not); with no qualifier every dealer hole qualifies (QW, QT, QL: wins, ties, losses).
 TIE_SHIFT = 10
-STRONG_SHIFT = 20
+TOTAL_Q_SHIFT = 20
+LOWER_N_SHIFT = 30
+EQUAL_N_SHIFT = 40
+CATEGORY_SHIFT = 50
 COUNT_MASK = (1 << TIE_SHIFT) - 1
+N_CELLS = 6
 NOT_DEALT = -1  # code for a board that shares a card with the player's hole
 
 # Result columns of the decision counts.
@@ -50,103 +62,50 @@ def binomial_table(n_max: int = 52, k_max: int = 5) -> np.ndarray:
 
 
 @njit(cache=True)
-def all_boards(n: int) -> np.ndarray:
-    """Every 5-subset of range(n) in colex order, so row i is the board of colex rank i."""
-    count = 0
-    for i4 in range(4, n):
-        count += (i4 * (i4 - 1) * (i4 - 2) * (i4 - 3)) // 24
-    boards = np.empty((count, 5), dtype=np.int8)
-    row = 0
-    for i4 in range(4, n):
-        for i3 in range(3, i4):
-            for i2 in range(2, i3):
-                for i1 in range(1, i2):
-                    for i0 in range(i1):
-                        boards[row, 0] = i0
-                        boards[row, 1] = i1
-                        boards[row, 2] = i2
-                        boards[row, 3] = i3
-                        boards[row, 4] = i4
-                        row += 1
-    return boards
-
-
-@njit(cache=True)
-def _showdown_chunk(deck, reps, boards, min_category, start, stop, out):
+def _showdown_chunk(deck, reps, boards, qual, start, stop, out):
     n = deck.size
-    n_rest = n - 5
-    values = np.empty((n, n), dtype=np.int32)
-    flat = np.empty(n_rest * (n_rest - 1) // 2, dtype=np.int32)
-    rest = np.empty(n_rest, dtype=np.int64)
-    on_board = np.zeros(n, dtype=np.bool_)
+    n_holes = n * (n - 1) // 2
+    local = np.zeros((n, n), np.int64)
+    keys = np.empty(n_holes, np.int64)
+    hole_x = np.empty(n_holes, np.int64)
+    hole_y = np.empty(n_holes, np.int64)
+    scratch = np.zeros((4, n), np.int64)
     for bi in range(start, stop):
-        b0, b1, b2, b3, b4 = boards[bi, 0], boards[bi, 1], boards[bi, 2], boards[bi, 3], boards[bi, 4]
-        on_board[b0] = on_board[b1] = on_board[b2] = on_board[b3] = on_board[b4] = True
-        k = 0
-        for i in range(n):
-            if not on_board[i]:
-                rest[k] = i
-                k += 1
-        c0, c1, c2, c3, c4 = deck[b0], deck[b1], deck[b2], deck[b3], deck[b4]
-        f = 0
-        for x in range(n_rest):
-            ix = rest[x]
-            for y in range(x + 1, n_rest):
-                iy = rest[y]
-                v = eval7_nb(c0, c1, c2, c3, c4, deck[ix], deck[iy])
-                values[ix, iy] = v
-                values[iy, ix] = v
-                flat[f] = v
-                f += 1
-        flat.sort()
+        board = boards[bi]
+        _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch)
         for r in range(reps.shape[0]):
-            a = reps[r, 0]
-            b = reps[r, 1]
-            if on_board[a] or on_board[b]:
-                out[r, bi] = NOT_DEALT
-                continue
-            v = values[a, b]
-            lower = np.searchsorted(flat, v, "left")
-            equal = np.searchsorted(flat, v, "right") - lower - 1  # minus the player's own hole
-            for x in range(n_rest):
-                ix = rest[x]
-                if ix != a and ix != b:
-                    va = values[a, ix]
-                    vb = values[b, ix]
-                    if va < v:
-                        lower -= 1
-                    elif va == v:
-                        equal -= 1
-                    if vb < v:
-                        lower -= 1
-                    elif vb == v:
-                        equal -= 1
-            strong = 1 if (v >> 20) >= min_category else 0
-            out[r, bi] = lower | (equal << TIE_SHIFT) | (strong << STRONG_SHIFT)
-        on_board[b0] = on_board[b1] = on_board[b2] = on_board[b3] = on_board[b4] = False
+            a, b = reps[r, 0], reps[r, 1]
+            dealt = True
+            for i in range(5):
+                if board[i] == a or board[i] == b:
+                    dealt = False
+            out[r, bi] = local[a, b] if dealt else NOT_DEALT
 
 
 @njit(cache=True, parallel=True)
-def showdown_codes(deck, reps, boards, min_category, n_chunks):
-    """Packed (wins, ties, strong) per (representative hole, board); NOT_DEALT where they overlap.
-
-    ``reps`` is an (R, 2) array of deck indices; ``boards`` an (B, 5) array of deck indices.
+def showdown_codes(deck, reps, boards, qual, n_chunks):
+    """The code (``_board_class_codes``) per (representative hole, board); NOT_DEALT where they
+    overlap. ``reps`` is an (R, 2) array of deck indices; ``boards`` an (B, 5) array of deck indices.
     """
     n_boards = boards.shape[0]
-    out = np.empty((reps.shape[0], n_boards), dtype=np.int32)
+    out = np.empty((reps.shape[0], n_boards), dtype=np.int64)
     for chunk in prange(n_chunks):
         start = chunk * n_boards // n_chunks
         stop = (chunk + 1) * n_boards // n_chunks
-        _showdown_chunk(deck, reps, boards, min_category, start, stop, out)
+        _showdown_chunk(deck, reps, boards, qual, start, stop, out)
     return out
 
 
 @njit(cache=True)
-def _board_class_codes(deck, board, min_category, local, keys, hole_x, hole_y, below, group):
-    """local[x, y] = the packed code of every hole {x, y} off ``board`` (deck indices): the holes
-    are sorted by value once, then each hole's lower / equal disjoint holes are the holes before it
-    / in its value group, less those sharing its first or its second card."""
+def _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch):
+    """local[x, y] = the code of every hole {x, y} off ``board`` (deck indices) against the dealer
+    holes disjoint from it: lower and equal among those that qualify (value >= ``qual``; 0: all
+    do), how many qualify, lower and equal among those that do not, and the hole's category.
+    The holes are sorted by value once; each hole's lower / equal / qualifying disjoint holes are
+    then those before it / in its value group / qualifying, less those sharing its first or its
+    second card (inclusion-exclusion: the hole itself is the one sharing both)."""
     n = deck.size
+    below_q, below_n, qwith, group = scratch[0], scratch[1], scratch[2], scratch[3]
     on_board = np.zeros(n, np.bool_)
     for i in range(5):
         on_board[board[i]] = True
@@ -161,8 +120,16 @@ def _board_class_codes(deck, board, min_category, local, keys, hole_x, hole_y, b
                     hole_y[k] = y
                     k += 1
     order = np.sort(keys[:k])
-    below[:] = 0  # per card: holes of lower value holding it
-    done = 0
+    scratch[:] = 0
+    q_total = 0
+    for i in range(k):
+        if (order[i] >> 16) >= qual:
+            h = order[i] & 0xFFFF
+            qwith[hole_x[h]] += 1
+            qwith[hole_y[h]] += 1
+            q_total += 1
+    done_q = 0
+    done_n = 0
     g0 = 0
     while g0 < k:
         v = order[g0] >> 16
@@ -172,25 +139,48 @@ def _board_class_codes(deck, board, min_category, local, keys, hole_x, hole_y, b
             group[hole_x[h]] += 1
             group[hole_y[h]] += 1
             g1 += 1
-        strong = 1 if (v >> 20) >= min_category else 0
+        q = v >= qual
         for i in range(g0, g1):
             h = order[i] & 0xFFFF
             x, y = hole_x[h], hole_y[h]
-            lower = done - below[x] - below[y]
             equal = (g1 - g0) + 1 - group[x] - group[y]  # the others in the group, less shared cards
-            local[x, y] = local[y, x] = lower | (equal << TIE_SHIFT) | (strong << STRONG_SHIFT)
+            disjoint_q = q_total - qwith[x] - qwith[y] + (1 if q else 0)
+            code = (disjoint_q << TOTAL_Q_SHIFT) | ((v >> 20) << CATEGORY_SHIFT)
+            code |= (done_q - below_q[x] - below_q[y]) | ((done_n - below_n[x] - below_n[y]) << LOWER_N_SHIFT)
+            code |= (equal << TIE_SHIFT) if q else (equal << EQUAL_N_SHIFT)
+            local[x, y] = local[y, x] = code
         for i in range(g0, g1):
             h = order[i] & 0xFFFF
-            below[hole_x[h]] += 1
-            below[hole_y[h]] += 1
+            if q:
+                below_q[hole_x[h]] += 1
+                below_q[hole_y[h]] += 1
+            else:
+                below_n[hole_x[h]] += 1
+                below_n[hole_y[h]] += 1
             group[hole_x[h]] = 0
             group[hole_y[h]] = 0
-        done += g1 - g0
+        if q:
+            done_q += g1 - g0
+        else:
+            done_n += g1 - g0
         g0 = g1
 
 
+@njit(cache=True, inline="always")
+def decode_cells(code, dealer_holes, cnt):
+    """The six cells of a code into ``cnt`` (QW, QT, QL, NW, NT, NL); returns the category."""
+    total_q = (code >> TOTAL_Q_SHIFT) & COUNT_MASK
+    cnt[0] = code & COUNT_MASK
+    cnt[1] = (code >> TIE_SHIFT) & COUNT_MASK
+    cnt[2] = total_q - cnt[0] - cnt[1]
+    cnt[3] = (code >> LOWER_N_SHIFT) & COUNT_MASK
+    cnt[4] = (code >> EQUAL_N_SHIFT) & COUNT_MASK
+    cnt[5] = dealer_holes - total_q - cnt[3] - cnt[4]
+    return code >> CATEGORY_SHIFT
+
+
 @njit(cache=True, parallel=True)
-def showdown_codes_by_suit_class(deck, reps, boards, min_category, perms, inverse, n_chunks):
+def showdown_codes_by_suit_class(deck, reps, boards, qual, perms, inverse, n_chunks):
     """``showdown_codes`` over every board of a deck closed under the 24 suit permutations
     (``perms[p, i]``: the deck index of card i permuted; ``inverse[p]``: the inverse's row).
 
@@ -200,15 +190,14 @@ def showdown_codes_by_suit_class(deck, reps, boards, min_category, perms, invers
     n = deck.size
     binom = _binomials(n)
     n_boards = boards.shape[0]
-    out = np.empty((reps.shape[0], n_boards), dtype=np.int32)
+    out = np.empty((reps.shape[0], n_boards), dtype=np.int64)
     n_holes = n * (n - 1) // 2
     for chunk in prange(n_chunks):
-        local = np.zeros((n, n), np.int32)
+        local = np.zeros((n, n), np.int64)
         keys = np.empty(n_holes, np.int64)
         hole_x = np.empty(n_holes, np.int64)
         hole_y = np.empty(n_holes, np.int64)
-        below = np.zeros(n, np.int64)
-        group = np.zeros(n, np.int64)
+        scratch = np.zeros((4, n), np.int64)
         masks = np.zeros(4, np.int64)
         image = np.empty(5, np.int64)
         on_image = np.zeros(n, np.bool_)
@@ -219,7 +208,7 @@ def showdown_codes_by_suit_class(deck, reps, boards, min_category, perms, invers
                 masks[deck[board[i]] & 3] |= 1 << (deck[board[i]] >> 2)
             if masks[0] < masks[1] or masks[1] < masks[2] or masks[2] < masks[3]:
                 continue  # not its class's board
-            _board_class_codes(deck, board, min_category, local, keys, hole_x, hole_y, below, group)
+            _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch)
             for p in range(perms.shape[0]):
                 for i in range(5):
                     image[i] = perms[p, board[i]]
@@ -287,6 +276,7 @@ def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_n
     and river cards)."""
     m = to_deck.size
     river_net[:] = 0
+    four = np.empty(5, np.int64)
     for i4 in range(4, m):
         j4 = to_deck[i4]
         for i3 in range(3, i4):
@@ -297,25 +287,13 @@ def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_n
                     j1 = to_deck[i1]
                     for i0 in range(i1):
                         d = _net(row[_board_index(to_deck[i0], j1, j2, j3, j4, binom)], dealer_holes, win_num, win_den)
-                        river_net[_rank4(i1, i2, i3, i4, binom)] += d
-                        river_net[_rank4(i0, i2, i3, i4, binom)] += d
-                        river_net[_rank4(i0, i1, i3, i4, binom)] += d
-                        river_net[_rank4(i0, i1, i2, i4, binom)] += d
-                        river_net[_rank4(i0, i1, i2, i3, binom)] += d
+                        _four_boards(i0, i1, i2, i3, i4, binom, four)
+                        for k in range(5):
+                            river_net[four[k]] += d
     for i2 in range(2, m):
         for i1 in range(1, i2):
             for i0 in range(i1):
-                total = 0
-                for t in range(m):
-                    if t < i0:
-                        total += river_net[_rank4(t, i0, i1, i2, binom)]
-                    elif i0 < t < i1:
-                        total += river_net[_rank4(i0, t, i1, i2, binom)]
-                    elif i1 < t < i2:
-                        total += river_net[_rank4(i0, i1, t, i2, binom)]
-                    elif t > i2:
-                        total += river_net[_rank4(i0, i1, i2, t, binom)]
-                turn_net[_rank3(i0, i1, i2, binom)] = total // 2  # even: each board counted twice
+                turn_net[_rank3(i0, i1, i2, binom)] = _flop_sum(river_net, i0, i1, i2, m, binom)
 
 
 @njit(cache=True)
@@ -333,7 +311,7 @@ def four_board_patterns(m, binom, turn_bet3, river_bet4, out):
 
 
 @njit(cache=True)
-def _hole_counts(row, to_deck, binom, dealer_holes, patterns4, counts):
+def _hole_counts(row, to_deck, binom, dealer_holes, min_category, patterns4, counts):
     """Add, per board, the deals of each (bets made, result) cell under each set s of decisions
     (``patterns4[s]`` from ``four_board_patterns``) into ``counts[s]``. One walk over the boards
     serves every set (the optimal and the spec's).
@@ -353,13 +331,9 @@ def _hole_counts(row, to_deck, binom, dealer_holes, patterns4, counts):
                                                 to_deck[i4], binom)]
                         wins = code & COUNT_MASK
                         ties = (code >> TIE_SHIFT) & COUNT_MASK
-                        strong = (code >> STRONG_SHIFT) & 1
+                        strong = (code >> CATEGORY_SHIFT) >= min_category
                         losses = dealer_holes - wins - ties
-                        four[0] = _rank4(i1, i2, i3, i4, binom)
-                        four[1] = _rank4(i0, i2, i3, i4, binom)
-                        four[2] = _rank4(i0, i1, i3, i4, binom)
-                        four[3] = _rank4(i0, i1, i2, i4, binom)
-                        four[4] = _rank4(i0, i1, i2, i3, binom)
+                        _four_boards(i0, i1, i2, i3, i4, binom, four)
                         for s in range(n_sets):
                             patterns[:] = 0
                             for k in range(5):
@@ -449,13 +423,14 @@ N_CATEGORIES = 10
 
 
 @njit(cache=True, parallel=True)
-def decision_counts(codes, reps, deck, win_num, win_den, min_net, rule):
+def decision_counts(codes, reps, deck, min_category, win_num, win_den, min_net, rule):
     """Per representative hole, deals in each (bet pattern, result) cell under the optimal Turn /
     River decisions and, when ``rule`` is given, under the spec strategy's: two walks over the
     boards per hole (the decisions, then the counts of both strategies at once) and one table of
     the player's category per flop and 4-card board, shared by the profile and the rule.
 
-    ``codes`` comes from ``showdown_codes`` over ``all_boards(deck.size)``; winning raises pay
+    ``codes`` comes from ``showdown_codes`` over ``all_boards(deck.size)`` with no qualifier; the
+    Ante pays on a win from ``min_category`` up (WIN_STRONG); winning raises pay
     win_num / win_den to 1. River bet iff (win_num * wins - win_den * losses) summed over river and
     dealer hole is >= min_net; Turn bet iff the same sum over turn, river and dealer hole is >= min_net.
     min_net=1 bets only when it gains; min_net=0 also bets when indifferent (the same EV).
@@ -491,7 +466,7 @@ def decision_counts(codes, reps, deck, win_num, win_den, min_net, rule):
         for s in range(n_sets):
             four_board_patterns(m, binom, turn_bets[s], river_bets[s], patterns4[s])
         local = np.zeros((n_sets, N_PATTERNS, N_RESULTS), dtype=np.int64)
-        _hole_counts(row, to_deck, binom, dealer_holes, patterns4, local)
+        _hole_counts(row, to_deck, binom, dealer_holes, min_category, patterns4, local)
         counts[r] = local[0]
         if rule.size:
             rule_counts[r] = local[1]
@@ -538,3 +513,208 @@ def rule_decisions(deck, h0, h1, to_deck, binom, flop_category, four_category, t
                     board[2], board[3] = deck[to_deck[i2]], deck[to_deck[i3]]
                     river_bet4[k] = four_category[k] >= river_category and hole_plays_rule(
                         h0, h1, board, four_category[k], straight_category)
+
+
+# ---------------------------------------------------------------- decisions on one Play
+# The board shape of ``certify.rules.board`` (Ultimate Texas Hold'em): a Play made once, before
+# the flop, on the flop or on the river (or a fold), settled with the other main wagers on one
+# showdown against the dealer. A path's net is linear in the Play's multiple m: over a (hole,
+# board)'s six cells, ``B + m x U`` with B = sum cells x base[cell, category] and U = sum cells x
+# unit[cell, category] (integers, scaled by the sheet's common denominator).
+FOLD, CHECK, ADD = 0, 1, 2  # option kinds
+MAX_FLOP_OPTIONS = 7  # a board's count of each flop option is packed 8 bits an option
+
+
+@njit(cache=True)
+def _board_value(code, dealer_holes, base, unit, river_kind, river_mult, fold_river, cnt):
+    """(category, B, U, river option, its value) of one (hole, board); the cells into ``cnt``.
+    Options are listed by stake ascending, so the strict comparison keeps the one leaving less at
+    risk on a tie in expectation."""
+    cat = decode_cells(code, dealer_holes, cnt)
+    b = 0
+    u = 0
+    for c in range(N_CELLS):
+        b += cnt[c] * base[c, cat]
+        u += cnt[c] * unit[c, cat]
+    best_o = -1
+    best_v = 0
+    for o in range(river_kind.size):
+        if river_kind[o] == FOLD:
+            v = fold_river * dealer_holes
+        elif river_kind[o] == ADD:
+            v = b + river_mult[o] * u
+        else:
+            v = b
+        if best_o < 0 or v > best_v:
+            best_o = o
+            best_v = v
+    return cat, b, u, best_o, best_v
+
+
+@njit(cache=True)
+def _flop_sum(sums, i0, i1, i2, m, binom):
+    """A flop's sum over its boards, from per-4-card-board sums (each board of the flop is reached
+    through two of them: the flop with its turn, the flop with its river)."""
+    total = 0
+    for t in range(m):
+        if t < i0:
+            total += sums[_rank4(t, i0, i1, i2, binom)]
+        elif i0 < t < i1:
+            total += sums[_rank4(i0, t, i1, i2, binom)]
+        elif i1 < t < i2:
+            total += sums[_rank4(i0, i1, t, i2, binom)]
+        elif t > i2:
+            total += sums[_rank4(i0, i1, i2, t, binom)]
+    return total // 2
+
+
+@njit(cache=True, parallel=True)
+def path_counts(codes, reps, deck, base, unit, river_kind, river_mult, flop_kind, flop_mult, fold_river, fold_flop):
+    """Per representative hole, the deals (flop, turn-river pair, dealer hole) on each path of the
+    derived river and flop decisions, by (cell, category), from the codes of every board
+    (``showdown_codes*`` with the dealer's qualifier).
+
+    Two walks over the boards per hole. The first values each board (its river option by the exact
+    expectation over the dealer's holes) and adds B, U and the river value taken to its five 4-card
+    boards; a flop's sums are then read from its 4-card boards, and its option is the best of the
+    fold (``fold_flop`` per deal), the check (the river values) and each Play (B + m x U). The
+    second adds each board's cells to the paths its ten flops took. Returns ``all_cells`` (R, 6,
+    10: every deal, for a Play made preflop), ``flop_cells`` (R, flop option, 6, 10), ``river_cells``
+    (R, river option, 6, 10: flops checked), ``river_fold`` and ``flop_fold`` (R, 10: deals folded,
+    by category), ``check_value`` (R: the value of checking preflop) and ``flop_choice`` (R, flop by
+    the colex rank of its cards among the deck less the hole: the flop option taken)."""
+    n = deck.size
+    binom = _binomials(n)
+    m = n - 2
+    dealer_holes = (m - 5) * (m - 6) // 2
+    boards_per_flop = (m - 3) * (m - 4) // 2
+    n_reps = reps.shape[0]
+    n_flop, n_river = flop_kind.size, river_kind.size
+    all_cells = np.zeros((n_reps, N_CELLS, N_CATEGORIES), np.int64)
+    flop_cells = np.zeros((n_reps, n_flop, N_CELLS, N_CATEGORIES), np.int64)
+    river_cells = np.zeros((n_reps, n_river, N_CELLS, N_CATEGORIES), np.int64)
+    river_fold = np.zeros((n_reps, N_CATEGORIES), np.int64)
+    flop_fold = np.zeros((n_reps, N_CATEGORIES), np.int64)
+    check_value = np.zeros(n_reps, np.int64)
+    flop_choice = np.empty((n_reps, binom[m, 3]), np.int8)
+    for r in prange(n_reps):
+        to_deck = _rest_of_deck(reps, r, n)
+        row = codes[r]
+        cnt = np.zeros(N_CELLS, np.int64)
+        sum_b = np.zeros(binom[m, 4], np.int64)
+        sum_u = np.zeros(binom[m, 4], np.int64)
+        sum_v = np.zeros(binom[m, 4], np.int64)
+        four = np.empty(5, np.int64)
+        for i4 in range(4, m):
+            for i3 in range(3, i4):
+                for i2 in range(2, i3):
+                    for i1 in range(1, i2):
+                        for i0 in range(i1):
+                            code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
+                                                    to_deck[i4], binom)]
+                            _, b, u, _, v = _board_value(code, dealer_holes, base, unit, river_kind, river_mult,
+                                                         fold_river, cnt)
+                            _four_boards(i0, i1, i2, i3, i4, binom, four)
+                            for k in range(5):
+                                sum_b[four[k]] += b
+                                sum_u[four[k]] += u
+                                sum_v[four[k]] += v
+        value = 0
+        for i2 in range(2, m):
+            for i1 in range(1, i2):
+                for i0 in range(i1):
+                    best_o = -1
+                    best_v = 0
+                    for o in range(n_flop):
+                        if flop_kind[o] == FOLD:
+                            v = fold_flop * dealer_holes * boards_per_flop
+                        elif flop_kind[o] == CHECK:
+                            v = _flop_sum(sum_v, i0, i1, i2, m, binom)
+                        else:
+                            v = _flop_sum(sum_b, i0, i1, i2, m, binom) + flop_mult[o] * _flop_sum(
+                                sum_u, i0, i1, i2, m, binom)
+                        if best_o < 0 or v > best_v:
+                            best_o = o
+                            best_v = v
+                    flop_choice[r, _rank3(i0, i1, i2, binom)] = best_o
+                    value += best_v
+        check_value[r] = value
+        taken = sum_b  # reused: per 4-card board, its four flops' options, 8 bits an option
+        for i3 in range(3, m):
+            for i2 in range(2, i3):
+                for i1 in range(1, i2):
+                    for i0 in range(i1):
+                        taken[_rank4(i0, i1, i2, i3, binom)] = (
+                            (1 << (8 * flop_choice[r, _rank3(i1, i2, i3, binom)]))
+                            + (1 << (8 * flop_choice[r, _rank3(i0, i2, i3, binom)]))
+                            + (1 << (8 * flop_choice[r, _rank3(i0, i1, i3, binom)]))
+                            + (1 << (8 * flop_choice[r, _rank3(i0, i1, i2, binom)])))
+        for i4 in range(4, m):
+            for i3 in range(3, i4):
+                for i2 in range(2, i3):
+                    for i1 in range(1, i2):
+                        for i0 in range(i1):
+                            code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
+                                                    to_deck[i4], binom)]
+                            cat, _, _, ro, _ = _board_value(code, dealer_holes, base, unit, river_kind, river_mult,
+                                                            fold_river, cnt)
+                            _four_boards(i0, i1, i2, i3, i4, binom, four)
+                            packed = 0
+                            for k in range(5):
+                                packed += taken[four[k]]  # each flop of the board twice
+                            for c in range(N_CELLS):
+                                all_cells[r, c, cat] += 10 * cnt[c]
+                            for o in range(n_flop):
+                                ways = ((packed >> (8 * o)) & 0xFF) // 2
+                                if ways == 0:
+                                    continue
+                                if flop_kind[o] == ADD:
+                                    for c in range(N_CELLS):
+                                        flop_cells[r, o, c, cat] += ways * cnt[c]
+                                elif flop_kind[o] == FOLD:
+                                    flop_fold[r, cat] += ways * dealer_holes
+                                elif river_kind[ro] == FOLD:
+                                    river_fold[r, cat] += ways * dealer_holes
+                                else:
+                                    for c in range(N_CELLS):
+                                        river_cells[r, ro, c, cat] += ways * cnt[c]
+    return all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value, flop_choice
+
+
+@njit(cache=True, inline="always")
+def _four_boards(i0, i1, i2, i3, i4, binom, four):
+    """The colex ranks of a board's five 4-card boards (without each of its cards)."""
+    four[0] = _rank4(i1, i2, i3, i4, binom)
+    four[1] = _rank4(i0, i2, i3, i4, binom)
+    four[2] = _rank4(i0, i1, i3, i4, binom)
+    four[3] = _rank4(i0, i1, i2, i4, binom)
+    four[4] = _rank4(i0, i1, i2, i3, binom)
+
+
+@njit(cache=True)
+def flop_choice_table(flops, hole_class, rep_cards, rep_choice, perms):
+    """The flop option per (flop of ``flops``, hole by pair index y(y-1)/2 + x, x < y) of the full
+    deck, -1 where they share a card: the option of the hole's class representative (``rep_cards``
+    sorted) at the flop's image under a suit permutation carrying the hole onto it (``rep_choice``
+    from ``path_counts``; every such permutation gives the same option, the values being equal)."""
+    binom = _binomials(52)
+    out = np.full((flops.shape[0], 1326), -1, np.int8)
+    image = np.empty(3, np.int64)
+    for fi in range(flops.shape[0]):
+        f0, f1, f2 = flops[fi, 0], flops[fi, 1], flops[fi, 2]
+        for y in range(52):
+            for x in range(y):
+                if x == f0 or x == f1 or x == f2 or y == f0 or y == f1 or y == f2:
+                    continue
+                k = hole_class[x, y]
+                a, b = rep_cards[k, 0], rep_cards[k, 1]
+                p = 0
+                while not ((perms[p, x] == a and perms[p, y] == b) or (perms[p, x] == b and perms[p, y] == a)):
+                    p += 1
+                for i in range(3):
+                    c = perms[p, flops[fi, i]]
+                    image[i] = c - (1 if c > a else 0) - (1 if c > b else 0)
+                image.sort()
+                out[fi, y * (y - 1) // 2 + x] = rep_choice[k, _rank3(image[0], image[1], image[2], binom)]
+    return out
+
