@@ -469,10 +469,10 @@ def test_the_river_table_takes_the_exact_river_option_on_any_image_of_its_boards
     assert taken == {0, 1}  # both options on these boards
 
 
-def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(small_counts):
+def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(few_classes):
     spec = _spec()
-    k = board.board_kernel(spec, small_counts)
-    decks = _decks_on(_small_game()[0], 200, seed=21)
+    k = board.board_kernel(spec, few_classes)
+    decks = _decks_of(FEW_CLASSES, 200, seed=21)
     ev, dealt = k.events(decks)
     k.params["board_row"] = np.full_like(k.params["board_row"], -1)  # no board in the table
     again = k.events(decks)
