@@ -490,7 +490,9 @@ def rank_batch(cards: np.ndarray, parallel: bool = False) -> np.ndarray:
         raise CardError(f"expected an integer array of cards, got dtype {arr.dtype}")
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= 52):
         raise CardError(f"card codes must be in 0..51, got {int(arr.min())}..{int(arr.max())}")
-    arr = np.ascontiguousarray(arr)
+    # one compiled signature per kernel whatever the caller's dtype, layout or write flag (each would
+    # compile its own): a fresh C-ordered uint8 copy, lossless for the codes 0..51 checked above
+    arr = np.array(arr, dtype=np.uint8, order="C")
     out = np.empty(arr.shape[0], np.int32)
     if arr.shape[1] == 5:
         (_batch5_parallel if parallel else _batch5)(arr, out)

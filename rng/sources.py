@@ -447,7 +447,7 @@ class _LcgBits(RandomSource):
         self.state = np.uint64(seed % 2**self.bits)
 
     def values(self, n: int) -> np.ndarray:
-        out, self.state = _lcg(self.state, np.uint64(self.a), np.uint64(self.c),
+        out, self.state = _lcg(np.uint64(self.state), np.uint64(self.a), np.uint64(self.c),
                                np.uint64(2**self.bits - 1), _check_count(n))
         return out
 

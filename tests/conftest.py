@@ -120,15 +120,17 @@ SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per pr
                  for name in ("test_analysis_mulligan", "test_mulligan_dp", "test_mulligan_exact")}
 
 
-# The heaviest work units, roughly their CPU seconds from a cold start: they are handed out first
-# (longest first), so the last unit a worker takes is a short one and the two workers finish
-# together (in collection order the Mulligan group or Hold'em came last and one worker waited
-# a minute for the other). A file not listed follows in xdist's own order; the numbers only order.
-HEAVY_FIRST = {"tests/mulligan (exact counts cached per process)": 120, "tests/test_analysis_holdem.py": 80,
-               "tests/test_rules_board.py": 50, "tests/test_rules_analysis.py": 45, "tests/test_fail_closed.py": 40,
-               "tests/test_rules_stud.py": 40, "tests/test_simulate.py": 35, "tests/test_signing_fail_closed.py": 27,
-               "tests/test_hands.py": 25, "tests/test_audit.py": 20, "tests/test_pytest_plugin.py": 15,
-               "tests/test_stats_gof_rtp.py": 15}
+# The heaviest work units, roughly their CPU seconds from a cold start (per-file process CPU time,
+# numba compiles included, measured on 2026-12-02): they are handed out first (longest
+# first), so the last unit a worker takes is a short one and the two workers finish together (in
+# collection order the Mulligan group or Hold'em came last and one worker waited a minute for the
+# other). A file not listed follows in xdist's own order; the numbers only order. A file that is
+# gone is ignored.
+HEAVY_FIRST = {"tests/mulligan (exact counts cached per process)": 95, "tests/test_rules_holdem_bonus.py": 75,
+               "tests/test_rules_board.py": 60, "tests/test_rules_analysis.py": 45, "tests/test_fail_closed.py": 38,
+               "tests/test_kernel_differential.py": 25, "tests/test_signing_fail_closed.py": 21,
+               "tests/test_rules_stud.py": 20, "tests/test_simulate.py": 19, "tests/test_audit.py": 17,
+               "tests/test_pytest_plugin.py": 15, "tests/test_hands.py": 8, "tests/test_stats_gof_rtp.py": 7}
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -1,11 +1,17 @@
-"""The compiled kernel and the per-round rules settle the same decks identically, 100,000 rounds
-per spec (the engines' ``settle`` functions with the spec's strategy objects; the full state
-machine is compared on fewer rounds in test_games_kernel_agreement.py)."""
+"""The compiled kernel and the per-round rules settle the same decks identically (the engines'
+``settle`` functions with the spec's strategy objects; the full state machine is compared on fewer
+rounds in test_games_kernel_agreement.py).
+
+The kernel plays 100,000 rounds per spec. The slow tier settles all of them by the rules; the default
+tier settles the first 10,000 and, from the whole 100,000, the first 100 rounds of every outcome cell
+(the player's dealt category and the event of every wager): every pay line and result the kernel
+reached is checked against the rules, a rare one (fewer than 100 rounds) in every round it occurs."""
 
 import zlib
 from decimal import Decimal
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from certify.games import kernels
@@ -16,6 +22,7 @@ from certify.spec import load_spec
 from rng import shuffle, streams
 
 ROUNDS = 100_000
+FIRST_ROUNDS, PER_CELL = 10_000, 100  # the default tier's rounds: see the docstring
 ONE = Decimal(1)
 
 
@@ -79,23 +86,52 @@ def _per_round(spec):
     return _holdem if spec.deals("board") else _stud
 
 
-@pytest.mark.parametrize("name", ["caribbean_stud", "casino_stud", "five_card_mulligan",
-                                  "five_card_mulligan_online", "texas_holdem_bonus", "texas_holdem_bonus_2x"])
-def test_kernel_settles_like_the_rules_round_for_round(name):
+def rounds_to_settle(events, dealt, every_round):
+    """All rounds, or the first FIRST_ROUNDS plus the first PER_CELL rounds of every outcome cell
+    (dealt category, event of each wager), in round order."""
+    if every_round:
+        return np.arange(len(dealt))
+    _, cell = np.unique(np.column_stack([dealt, events]), axis=0, return_inverse=True)
+    cell = cell.ravel()
+    order = np.argsort(cell, kind="stable")  # round order within each cell
+    starts = np.searchsorted(cell[order], cell[order])  # each round's cell's first position in `order`
+    early = order[np.arange(len(order)) - starts < PER_CELL]
+    return np.union1d(np.arange(min(FIRST_ROUNDS, len(dealt))), early)
+
+
+SPEC_NAMES = ["caribbean_stud", "casino_stud", "five_card_mulligan", "five_card_mulligan_online",
+              "texas_holdem_bonus", "texas_holdem_bonus_2x"]
+
+
+@pytest.mark.parametrize("every_round", [False, pytest.param(True, marks=pytest.mark.slow, id="all")])
+@pytest.mark.parametrize("name", SPEC_NAMES)
+def test_kernel_settles_like_the_rules_round_for_round(name, every_round):
     spec = load_spec(name)
     kernel = kernels.kernel_for(spec)
     per_round = _per_round(spec)
     strategy = rules_engine.strategy_from_spec(spec)
     decks = shuffle.deal_batch(streams.stream(20261129, (1, zlib.crc32(name.encode()))), ROUNDS,
                                kernel.cards_per_round)
-    events, _ = kernel.events(decks)
+    events, dealt = kernel.events(decks)
     mismatches = []
-    for r in range(ROUNDS):
+    for r in rounds_to_settle(events, dealt, every_round):
         deck = [int(c) for c in decks[r]]
         want = {k: Fraction(v) for k, v in per_round(spec, deck, strategy).items()}
         got = {w.name: w.nets[events[r, j]] for j, w in enumerate(kernel.wagers)}
         if got != want:
-            mismatches.append((r, deck, got, want))
+            mismatches.append((int(r), deck, got, want))
             if len(mismatches) > 5:
                 break
     assert not mismatches, mismatches
+
+
+def test_the_default_tier_settles_every_outcome_cell_and_rare_ones_in_every_round():
+    # after the first rounds: a rare cell (3 rounds), a common one (150: its first 100), and a cell
+    # that differs from the commonest in one wager's event only (the last round)
+    dealt = np.array([0] * 12_000 + [1] * 3 + [3] * 150 + [0] * 50 + [0])
+    events = np.zeros((len(dealt), 2), np.int8)
+    events[-1, 1] = 5
+    picked = rounds_to_settle(events, dealt, every_round=False)
+    rare, common = 12_000 + np.arange(3), 12_003 + np.arange(100)
+    assert np.array_equal(picked, np.concatenate([np.arange(FIRST_ROUNDS), rare, common, [len(dealt) - 1]]))
+    assert np.array_equal(rounds_to_settle(events, dealt, every_round=True), np.arange(len(dealt)))

@@ -227,9 +227,9 @@ def classes_for(reps: np.ndarray, weights: np.ndarray, stands_value: int) -> Cla
     stands_dense = int(np.searchsorted(class_values(), stands_value))
     thresholds = np.column_stack([np.full(len(reps), stands_dense), np.maximum(dense, stands_dense),
                                   np.maximum(dense + 1, stands_dense)]).astype(np.int64)
-    below = counting.hands_avoiding_below(reps, counting.rank_profile_index(reps), thresholds, t.profile_counts,
-                                      t.any_keys, t.any_start, t.any_values, t.any_cum, t.set_start,
-                                      t.set_free, t.set_flush)
+    below = counting.hands_avoiding_below(counting.read_only(reps), counting.rank_profile_index(reps), thresholds,
+                                          t.profile_counts, t.any_keys, t.any_start, t.any_values, t.any_cum,
+                                          t.set_start, t.set_free, t.set_flush)  # read-only: one compiled signature
     # dealer first hands that redraw, stand and lose to P, stand and tie P
     first = np.column_stack([below[:, 0], below[:, 1] - below[:, 0], below[:, 2] - below[:, 1]])
     return Classes(reps, np.asarray(weights, np.int64), values, values >> hands.CATEGORY_SHIFT, first)

@@ -248,7 +248,8 @@ def dealer_cells(rules, reps: np.ndarray, dense: np.ndarray, qualify: int) -> np
         return counting.dealer_cells(reps, dense, qualify, bool(rules.up))
     t = card_tables(rules.ranking, rules.k)
     out = np.empty((len(reps), DECK if rules.up else 1, 3), np.int32)
-    _cells_by_card_sets(reps, dense, rules.k, rules.up, qualify, t.flat, t.base, t.width, out)
+    _cells_by_card_sets(counting.read_only(reps), counting.read_only(dense), rules.k, rules.up, qualify, t.flat,
+                        t.base, t.width, out)
     return out
 
 
@@ -480,7 +481,8 @@ def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarra
     choice = np.empty((len(reps), n_up), np.int8)
     tie_order = np.array(sorted(range(len(rules.options)), key=lambda o: rules.wagered[o]), np.int64)
     cells = dealer_cells(rules, reps, dense, qualify)
-    _tally(cells, dense, category, hidden, nets, tie_order, spec_dense, spec_option, acc_best, acc_spec, choice)
+    _tally(cells, counting.read_only(dense), category, hidden, nets, tie_order, spec_dense, spec_option, acc_best,
+           acc_spec, choice)
     if classes is not None:
         weights = np.ones(len(reps), np.int64) if weights is None else np.asarray(weights, np.int64)
     weights = t.weights if classes is None else weights

@@ -407,20 +407,28 @@ def suit_classes() -> SuitClasses:
 
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view (no copy). numba compiles a kernel once per write flag of each array argument:
+    the hand tables' arrays are read-only, so a caller's own arrays are passed read-only too."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def dealer_cells(reps: np.ndarray, dense: np.ndarray, qualify: int, up: bool) -> np.ndarray:
     """(n, 52 or 1, 3) int32: per player hand (sorted cards, dense values) and dealer up card, the
     five-card dealer hands (holding the up card, none of the player's cards) that do not qualify
     (dense value < ``qualify``), that the player beats, that tie it; -1 for an up card the player
     holds. With no up card, one column: the dealer's five cards all hidden."""
     t = rank_tables()
-    reps = np.ascontiguousarray(reps, np.int64)
+    reps = read_only(np.ascontiguousarray(reps, np.int64))
     profiles = rank_profile_index(reps)
     if up:
         by_profile = _profile_dealer_below(t.profile_counts, t.profile_free, t.profile_flush, qualify, t.any_keys,
                                            t.any_start, t.any_values, t.any_cum)
         flushes_q = _flushes_below_qualifier(qualify, t.set_start, t.set_free, t.set_flush)
-        return _all_dealer_counts(reps, profiles, dense, qualify, by_profile, flushes_q, t.set_start, t.set_free,
-                                  t.set_flush)
+        return _all_dealer_counts(reps, profiles, read_only(dense), qualify, by_profile, flushes_q, t.set_start,
+                                  t.set_free, t.set_flush)
     thresholds = np.column_stack([np.full(len(reps), qualify), dense, dense + 1]).astype(np.int64)
     below = hands_avoiding_below(reps, profiles, thresholds, t.profile_counts, t.any_keys, t.any_start,
                                  t.any_values, t.any_cum, t.set_start, t.set_free, t.set_flush)

@@ -91,7 +91,7 @@ def check_deals(deals, deck_size: int = DECK, what: str = "deals") -> np.ndarray
         row = int(np.flatnonzero(((arr < 0) | (arr >= deck_size)).any(axis=1))[0])
         raise ValueError(f"{what}: deal {row} has a card outside 0..{deck_size - 1}: {arr[row].tolist()}")
     if deck_size <= 64:
-        row = int(_first_repeat(np.ascontiguousarray(arr)))
+        row = int(_first_repeat(np.ascontiguousarray(arr, dtype=np.uint8)))  # codes < 64: one compiled dtype
     else:
         ordered = np.sort(arr, axis=1)
         repeated = np.flatnonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
@@ -233,7 +233,7 @@ def serial_independence(deals, alpha: float = 0.01) -> TestResult:
                            looked_at=f"top cards of deals 2i and 2i+1 (partial deals), {pairs} pairs")
     if len(d) < 2:
         return TestResult.not_applicable(name, len(d), alpha, "needs at least two deals")
-    table = _step_table(np.ascontiguousarray(d))
+    table = _step_table(np.ascontiguousarray(d, dtype=np.uint8))  # codes < 52: one compiled dtype
     fixed = int(np.trace(table))
     pairs = len(d) - 1
     return _table_result(name, table, pairs, 1, alpha,
