@@ -22,6 +22,13 @@ def spec_copy(tmp_path: Path, name: str, change: Callable[[dict[str, Any]], None
     return load_spec(path)
 
 
+def one_pay_line_changed(tmp_path: Path):
+    """caribbean_stud with one pay line changed (the Bet's flush 5 -> 6), loaded: a spec that must
+    miss every cache entry of the shipped one."""
+    return spec_copy(tmp_path, "caribbean_stud",
+                     lambda d: d["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"].__setitem__("flush", 6))
+
+
 def array_digest(*arrays) -> str:
     """SHA-256 of the arrays as contiguous int64, in order: how a recorded kernel output is kept."""
     h = hashlib.sha256()

@@ -18,6 +18,7 @@ import certify.analysis
 from certify.analysis import cache
 from certify.analysis.par import ParSheet, ReturnRow, WagerSheet
 from certify.spec import SPECS_DIR, load_spec, spec_names
+from spec_files import one_pay_line_changed
 
 MULLIGAN_CYCLE = 1_478_262_843_475_644_020_034_240  # > 2**64: big ints must survive
 
@@ -135,11 +136,7 @@ def test_a_planted_entry_of_another_spec_with_a_valid_digest_is_not_used(tmp_pat
 
 
 def test_a_spec_changed_by_one_pay_line_misses_the_cache(tmp_path):
-    data = yaml.safe_load((SPECS_DIR / "caribbean_stud.yaml").read_text())
-    data["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"]["flush"] = 6  # one pay line: 5 -> 6
-    changed = tmp_path / "caribbean_stud.yaml"
-    changed.write_text(yaml.safe_dump(data))
-    original, richer = load_spec("caribbean_stud"), load_spec(changed)
+    original, richer = load_spec("caribbean_stud"), one_pay_line_changed(tmp_path)
     assert original.name == richer.name
     compute = Counting()
     cache.load_or_compute(original, compute=compute)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import yaml
 
 from certify.analysis import cache
-from certify.spec import SPECS_DIR, load_spec
+from certify.spec import load_spec
+from spec_files import one_pay_line_changed
 
 
 class Tables:
@@ -80,11 +80,7 @@ def test_an_entry_edited_by_hand_is_detected_and_recomputed(damage):
 
 
 def test_a_spec_changed_by_one_pay_line_misses_and_an_entry_of_another_kind_is_refused(tmp_path):
-    data = yaml.safe_load((SPECS_DIR / "caribbean_stud.yaml").read_text())
-    data["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"]["flush"] = 6  # one pay line: 5 -> 6
-    changed = tmp_path / "caribbean_stud.yaml"
-    changed.write_text(yaml.safe_dump(data))
-    original, richer = load_spec("caribbean_stud"), load_spec(changed)
+    original, richer = load_spec("caribbean_stud"), one_pay_line_changed(tmp_path)
     compute = Tables()
     cache.cached_tables("toy", original, compute)
     assert cache.cached_tables("toy", richer, compute)[2] == cache.COMPUTED and compute.calls == 2
