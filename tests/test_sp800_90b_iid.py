@@ -111,7 +111,7 @@ def test_fast_shuffle_and_text_equal_the_plain_ones():
     """The register-held generator draws the same numbers and makes the same swaps as the plain
     Fisher-Yates; the compiled decimal text is the Python join byte for byte."""
     rng = np.random.default_rng(31)
-    for n in (1, 2, 3, 7, 255, 4096):
+    for n in (1, 2, 3, 7, 64, 65, 66, 255, 4096):
         a = rng.integers(0, 256, size=n).astype(np.uint8)
         for stream in range(4):
             x, y = a.copy(), a.copy()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._kernels import fma
+from ._kernels import _prefetch, fma
 
 N_STATS = 19
 STAT_NAMES = ("excursion", "numDirectionalRuns", "lenDirectionalRuns", "numIncreasesDecreases", "numRunsMedian",
@@ -73,29 +73,50 @@ def shuffle_reference(a, state):
         a[j] = t
 
 
+_AHEAD = 64   # draws made this many swaps ahead, so their cache lines are fetched by then
+
+
+@nb.njit(inline="always")
+def _draw(bound, s0, s1, s2, s3):
+    """``_below`` on a generator state held in locals: (j, s0, s1, s2, s3)."""
+    b = np.uint64(bound)
+    while True:
+        out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+        t = s1 << np.uint64(17)
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        s3 = _rotl(s3, 45)
+        m = (out >> np.uint64(32)) * b
+        low = m & np.uint64(0xFFFFFFFF)
+        if low >= b or low >= (np.uint64(0x100000000) - b) % b:
+            break
+    return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
+
+
 @nb.njit(cache=True, nogil=True)
 def shuffle(a, state):
     """Fisher-Yates shuffle of ``a`` in place: the same draws and swaps as ``shuffle_reference``,
     with the generator's state held in locals (an array state is stored and reloaded at every
-    draw, because the compiler cannot tell it from ``a``: about 2x slower)."""
+    draw, because the compiler cannot tell it from ``a``: about 2x slower). Each swap's partner
+    is drawn _AHEAD swaps early (the draws stay in the same order) and its cache line prefetched:
+    10^6 samples fill the 1 MB L2, so a partner is often in L3, and on a loaded machine other
+    processes evict the array between time slices (median 5.0 ms a shuffle against 5.6 ms)."""
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    mask32 = np.uint64(0xFFFFFFFF)
-    for i in range(a.size - 1, 0, -1):
-        b = np.uint64(i + 1)
-        while True:
-            out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-            t = s1 << np.uint64(17)
-            s2 ^= s0
-            s3 ^= s1
-            s1 ^= s2
-            s0 ^= s3
-            s2 ^= t
-            s3 = _rotl(s3, 45)
-            m = (out >> np.uint64(32)) * b
-            low = m & mask32
-            if low >= b or low >= (np.uint64(0x100000000) - b) % b:
-                break
-        j = np.int64(m >> np.uint64(32))
+    ahead = np.empty(_AHEAD, dtype=np.int64)   # ahead[i % _AHEAD]: the partner of position i
+    n = a.size
+    for i in range(n - 1, max(n - 1 - _AHEAD, 0), -1):
+        j, s0, s1, s2, s3 = _draw(i + 1, s0, s1, s2, s3)
+        ahead[i % _AHEAD] = j
+        _prefetch(a, j)
+    for i in range(n - 1, 0, -1):
+        j = ahead[i % _AHEAD]
+        if i > _AHEAD:
+            f, s0, s1, s2, s3 = _draw(i - _AHEAD + 1, s0, s1, s2, s3)
+            ahead[i % _AHEAD] = f
+            _prefetch(a, f)
         x = a[i]
         a[i] = a[j]
         a[j] = x
@@ -200,27 +221,26 @@ def statistics(data, values, k, raw_mean, median, active, out):
     if active[6] or active[7]:
         c2 = _conversion2(data) if binary else data
         kk = 256 if binary else k
-        seen = np.zeros(kk, dtype=np.int64)   # seen[v] == start + 1: v occurred since this start
-        m = c2.size
-        i = 0
-        j = 0
+        # one pass: a value seen since the segment's start closes the segment (its length
+        # counted) and the next starts after it; seen[v] == mark: v occurred in this segment
+        # (one loop, not one per segment: 25% faster)
+        seen = np.zeros(kk, dtype=np.int64)
+        mark = 1
+        start = 0
         total = 0
         count = 0
         biggest = 0
-        while i + j < m:
-            mark = i + 1
-            while i + j < m:
-                if seen[c2[i + j]] == mark:
-                    total += j + 1
-                    count += 1
-                    if j + 1 > biggest:
-                        biggest = j + 1
-                    i += j
-                    j = 0
-                    break
-                seen[c2[i + j]] = mark
-                j += 1
-            i += 1
+        for p in range(c2.size):
+            v = c2[p]
+            if seen[v] == mark:
+                length = p - start + 1
+                total += length
+                count += 1
+                biggest = max(biggest, length)
+                start = p + 1
+                mark += 1
+            else:
+                seen[v] = mark
         out[6] = total / count if count else np.nan
         out[7] = biggest
     per = c1
