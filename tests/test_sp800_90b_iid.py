@@ -169,9 +169,14 @@ def test_batched_permutation_tests_equal_the_plain_loop(k, bits, n, seed):
 
 
 def test_chi_square_statistics_by_hand():
+    """T, df and the chi-square p-value recounted by hand. (The reference mode's: T and df are the
+    same in both modes, and the permutation null's p-values are checked against a plain loop
+    below; this keeps the check off that loop's compile.)"""
+    from scipy.stats import chi2
+
     rng = np.random.default_rng(30)
     samples = prepare(rng.integers(0, 4, size=4000), 2)
-    indep, fit = chi_square_tests(samples)
+    indep, fit = chi_square_tests(samples, reference="nist-ea")
     s = samples.symbols
     p = np.bincount(s, minlength=4) / s.size
     pairs = Counter(zip(s[0::2].tolist(), s[1::2].tolist()))
@@ -183,6 +188,8 @@ def test_chi_square_statistics_by_hand():
         block = np.bincount(s[j * 400:(j + 1) * 400], minlength=4)
         t2 += sum((block[v] - p[v] * 400) ** 2 / (p[v] * 400) for v in range(4))
     assert fit.details["score"] == pytest.approx(t2, rel=1e-12) and fit.details["df"] == 27
+    assert indep.details["p_value"] == pytest.approx(chi2.sf(t, 12), rel=1e-9)
+    assert fit.details["p_value"] == pytest.approx(chi2.sf(t2, 27), rel=1e-9)
     assert indep.passed and fit.passed
 
 

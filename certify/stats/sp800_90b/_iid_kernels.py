@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._kernels import _prefetch, fma
+from ._kernels import fma
 
 N_STATS = 19
 STAT_NAMES = ("excursion", "numDirectionalRuns", "lenDirectionalRuns", "numIncreasesDecreases", "numRunsMedian",
@@ -73,50 +73,29 @@ def shuffle_reference(a, state):
         a[j] = t
 
 
-_AHEAD = 64   # draws made this many swaps ahead, so their cache lines are fetched by then
-
-
-@nb.njit(inline="always")
-def _draw(bound, s0, s1, s2, s3):
-    """``_below`` on a generator state held in locals: (j, s0, s1, s2, s3)."""
-    b = np.uint64(bound)
-    while True:
-        out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-        t = s1 << np.uint64(17)
-        s2 ^= s0
-        s3 ^= s1
-        s1 ^= s2
-        s0 ^= s3
-        s2 ^= t
-        s3 = _rotl(s3, 45)
-        m = (out >> np.uint64(32)) * b
-        low = m & np.uint64(0xFFFFFFFF)
-        if low >= b or low >= (np.uint64(0x100000000) - b) % b:
-            break
-    return np.int64(m >> np.uint64(32)), s0, s1, s2, s3
-
-
 @nb.njit(cache=True, nogil=True)
 def shuffle(a, state):
     """Fisher-Yates shuffle of ``a`` in place: the same draws and swaps as ``shuffle_reference``,
     with the generator's state held in locals (an array state is stored and reloaded at every
-    draw, because the compiler cannot tell it from ``a``: about 2x slower). Each swap's partner
-    is drawn _AHEAD swaps early (the draws stay in the same order) and its cache line prefetched:
-    10^6 samples fill the 1 MB L2, so a partner is often in L3, and on a loaded machine other
-    processes evict the array between time slices (median 5.0 ms a shuffle against 5.6 ms)."""
+    draw, because the compiler cannot tell it from ``a``: about 2x slower)."""
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    ahead = np.empty(_AHEAD, dtype=np.int64)   # ahead[i % _AHEAD]: the partner of position i
-    n = a.size
-    for i in range(n - 1, max(n - 1 - _AHEAD, 0), -1):
-        j, s0, s1, s2, s3 = _draw(i + 1, s0, s1, s2, s3)
-        ahead[i % _AHEAD] = j
-        _prefetch(a, j)
-    for i in range(n - 1, 0, -1):
-        j = ahead[i % _AHEAD]
-        if i > _AHEAD:
-            f, s0, s1, s2, s3 = _draw(i - _AHEAD + 1, s0, s1, s2, s3)
-            ahead[i % _AHEAD] = f
-            _prefetch(a, f)
+    mask32 = np.uint64(0xFFFFFFFF)
+    for i in range(a.size - 1, 0, -1):
+        b = np.uint64(i + 1)
+        while True:
+            out = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+            t = s1 << np.uint64(17)
+            s2 ^= s0
+            s3 ^= s1
+            s1 ^= s2
+            s0 ^= s3
+            s2 ^= t
+            s3 = _rotl(s3, 45)
+            m = (out >> np.uint64(32)) * b
+            low = m & mask32
+            if low >= b or low >= (np.uint64(0x100000000) - b) % b:
+                break
+        j = np.int64(m >> np.uint64(32))
         x = a[i]
         a[i] = a[j]
         a[j] = x
