@@ -49,6 +49,17 @@ def _prefetch(typingctx, ary, idx):
 
 
 @intrinsic
+def _ctlz(typingctx, x):
+    """Count of leading zero bits of a uint64 (LLVM ctlz)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@intrinsic
 def _popcount(typingctx, x):
     """Number of set bits of a uint64 (LLVM ctpop)."""
     sig = types.uint64(types.uint64)
@@ -432,17 +443,18 @@ def lag(s, depth, binary=False):
     return c, L - 1, best_run
 
 
-# Prefix dictionaries of the MultiMMC and LZ78Y predictors. A context of m symbols is packed
-# most recent symbol first (8 bits each, two words for up to 16 symbols); binary data packs one
-# bit per symbol and uses direct addressing (id = 2^m + pattern). Otherwise open addressing maps
-# (m, packed context) -> prefix id and (prefix id, next symbol) -> count. Each prefix keeps its
+# Prefix dictionaries of the MultiMMC and LZ78Y predictors. Binary data addresses the context of
+# m bits directly (index 2^m + pattern). Otherwise a context of m symbols is packed most recent
+# symbol first (8 bits each, two words for up to 16 symbols) and open addressing maps
+# (m, packed context) -> prefix slot and (prefix slot, next symbol) -> count. Each prefix keeps its
 # best count and predicted symbol as the reference's PostfixDictionary does (a tie goes to the
-# larger symbol).
+# larger symbol). The small helpers are plain compiled functions: numba's inline="always" of them
+# cost seconds of compile and measured no faster.
 
-_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)   # a word of 64 set bits
 
 
-@nb.njit(inline="always")
+@nb.njit(nogil=True)
 def _mix(a, b, c):
     h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= (c + np.uint64(0x85EBCA77C2B2AE63)) * np.uint64(0x165667B19E3779F9)
@@ -466,11 +478,9 @@ def _grow_pairs(pairs):
     return grown
 
 
-@nb.njit(inline="always")
-def _context(hi, lo, m, binary):
+@nb.njit(nogil=True)
+def _context(hi, lo, m):
     """The m most recent symbols out of the rolling 16-symbol window."""
-    if binary:
-        return np.uint64(0), lo & ((np.uint64(1) << np.uint64(m)) - np.uint64(1))
     if m >= 16:
         return hi, lo
     if m > 8:
@@ -480,10 +490,9 @@ def _context(hi, lo, m, binary):
     return np.uint64(0), lo & ((np.uint64(1) << np.uint64(8 * m)) - np.uint64(1))
 
 
-@nb.njit(inline="always")
-def _roll(hi, lo, x, binary):
-    if binary:
-        return hi, ((lo << np.uint64(1)) | np.uint64(x)) & np.uint64(0xFFFFFFFF)
+@nb.njit(nogil=True)
+def _roll(hi, lo, x):
+    """The rolling window of the 16 most recent symbols (8 bits each, the latest lowest) after x."""
     return (hi << np.uint64(8)) | (lo >> np.uint64(56)), (lo << np.uint64(8)) | np.uint64(x)
 
 
@@ -492,36 +501,33 @@ def _roll(hi, lo, x, binary):
 _LEN_MASK = np.uint64(0xFF)
 
 
-@nb.njit(inline="always")
-def _prefix_slot(tags, rec, m, hi, lo, base, mask):
-    """Slot of the m-symbol context (hi, lo) in the region tags[base : base + mask + 1]: where it
-    is, or the empty slot where it would go. ``tags`` (one byte a slot: the length and three bits
+@nb.njit(nogil=True)
+def _prefix_slot(tags, rec, m, hi, lo, mask):
+    """Slot of the m-symbol context (hi, lo) in the table of mask + 1 slots: where it is, or the empty slot where it would go. ``tags`` (one byte a slot: the length and three bits
     of the hash, 0 when empty) is small enough to stay in cache, so most probes never touch the
     record."""
     hashed = _mix(np.uint64(m), hi, lo)
     tag = np.uint8(m | np.int64(hashed >> np.uint64(61)) << 5)
     h = np.int64(hashed & np.uint64(mask))
     while True:
-        t = tags[base + h]
-        if t == 0:
-            return base + h
-        if t == tag and rec[3 * (base + h)] == hi and rec[3 * (base + h) + 1] == lo:
-            return base + h
+        t = tags[h]
+        if t == 0 or (t == tag and rec[3 * h] == hi and rec[3 * h + 1] == lo):
+            return h
         h = (h + 1) & mask
 
 
-@nb.njit(inline="always")
+@nb.njit(nogil=True)
 def _slot_tag(m, hi, lo):
     return np.uint8(m | np.int64(_mix(np.uint64(m), hi, lo) >> np.uint64(61)) << 5)
 
 
-@nb.njit(inline="always")
-def _pair_slot(pairs, key, base, mask):
-    """Slot of the (context slot, symbol) ``key`` in the region of slots base .. base + mask."""
+@nb.njit(nogil=True)
+def _pair_slot(pairs, key, mask):
+    """Slot of the (context slot, symbol) ``key`` in the pair table of mask + 1 slots."""
     g = np.int64(_mix(np.uint64(key), np.uint64(7), np.uint64(11)) & np.uint64(mask))
-    while pairs[2 * (base + g)] >= 0 and pairs[2 * (base + g)] != key:
+    while pairs[2 * g] >= 0 and pairs[2 * g] != key:
         g = (g + 1) & mask
-    return base + g
+    return g
 
 
 def _lz78y_tables(depth, max_entries):
@@ -553,8 +559,8 @@ def _literal_lz78y(s, depth, max_entries, region, tags, rec, pairs):
         ch = np.uint64(0)
         cl = np.uint64(0)
         for t in range(depth - m, depth):
-            ch, cl = _roll(ch, cl, s[t], False)
-        slot = _prefix_slot(tags, rec, m, ch, cl, 0, mask)
+            ch, cl = _roll(ch, cl, s[t])
+        slot = _prefix_slot(tags, rec, m, ch, cl, mask)
         if tags[slot] == 0:
             _new_context(tags, rec, slot, m, ch, cl)
         size += 1
@@ -564,7 +570,7 @@ def _literal_lz78y(s, depth, max_entries, region, tags, rec, pairs):
     hi = np.uint64(0)
     lo = np.uint64(0)
     for t in range(depth + 1):
-        hi, lo = _roll(hi, lo, s[t], False)
+        hi, lo = _roll(hi, lo, s[t])
     c = 0
     run = 0
     best_run = 0
@@ -573,8 +579,8 @@ def _literal_lz78y(s, depth, max_entries, region, tags, rec, pairs):
         prediction = -1
         max_count = 0
         for m in range(depth, 0, -1):
-            ch, cl = _context(hi, lo, m, False)
-            slot = _prefix_slot(tags, rec, m, ch, cl, 0, mask)
+            ch, cl = _context(hi, lo, m)
+            slot = _prefix_slot(tags, rec, m, ch, cl, mask)
             if tags[slot] != 0:
                 meta = rec[3 * slot + 2]
                 slot_best = np.int64(meta >> np.uint64(32))
@@ -596,7 +602,7 @@ def _literal_lz78y(s, depth, max_entries, region, tags, rec, pairs):
                 best_run = run
         else:
             run = 0
-        hi, lo = _roll(hi, lo, s[i], False)
+        hi, lo = _roll(hi, lo, s[i])
     return c, L - depth - 1, best_run
 
 
@@ -637,9 +643,9 @@ def _binary_mmc(s, depth, max_entries):
             pattern = (pattern << 1) | np.int64(s[t])
         counts[2 * ((1 << m) | pattern) + np.int64(s[m])] = 1
     nwords = (L + 63) // 64
-    found = np.zeros((depth + 1, nwords), dtype=np.uint64)
-    right = np.zeros((depth + 1, nwords), dtype=np.uint64)
-    found[0, :] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    found = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    right = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    found[:nwords] = _ALL   # length 0: always 'found'
     one = np.uint64(1)
     for m in range(1, depth + 1):
         start = max(2, m + 1)   # length m is used from step m + 1 on (its first context, s[0..m-1], is seeded)
@@ -653,7 +659,7 @@ def _binary_mmc(s, depth, max_entries):
         base = 1 << m
         fw = np.uint64(0)
         rw = np.uint64(0)
-        prev = found[m - 1, start >> 6]
+        prev = found[(m - 1) * nwords + (start >> 6)]
         for i in range(start, L):
             x = np.int64(s[i])
             idx = 2 * (base | hist)
@@ -661,15 +667,15 @@ def _binary_mmc(s, depth, max_entries):
             c1 = counts[idx + 1]
             bit = np.uint64(i & 63)
             if bit == 0:
-                prev = found[m - 1, i >> 6]
+                prev = found[(m - 1) * nwords + (i >> 6)]
             # selects, not branches: r is a coin flip on random bits
             f = ((prev >> bit) & one) & np.uint64(c0 + c1 > 0)
             r = f & np.uint64(np.int64(c1 >= c0) == x)
             fw |= f << bit
             rw |= r << bit
             if (i & 63) == 63:
-                found[m, i >> 6] = fw
-                right[m, i >> 6] = rw
+                found[m * nwords + (i >> 6)] = fw
+                right[m * nwords + (i >> 6)] = rw
                 fw = np.uint64(0)
                 rw = np.uint64(0)
             v = counts[idx + x]
@@ -679,10 +685,20 @@ def _binary_mmc(s, depth, max_entries):
             entries += np.int64(add)
             hist = ((hist << 1) | x) & mask
         if (L - 1) & 63 != 63:
-            found[m, (L - 1) >> 6] = fw
-            right[m, (L - 1) >> 6] = rw
+            found[m * nwords + ((L - 1) >> 6)] = fw
+            right[m * nwords + ((L - 1) >> 6)] = rw
     c, best_run = _mmc_scoreboard(found, right, depth, L)
     return c, n_pred, best_run
+
+
+@nb.njit(nogil=True)
+def _longest_ones(word):
+    """Length of the longest run of set bits in a uint64 (each round shortens every run by one)."""
+    n = 0
+    while word:
+        word &= word << np.uint64(1)
+        n += 1
+    return n
 
 
 @nb.njit(cache=True, nogil=True)
@@ -705,22 +721,41 @@ def _mmc_scoreboard(found, right, depth, L):
         floor = top
         nc = 0
         for m in range(1, depth + 1):
-            gained = np.int64(_popcount(right[m, w]))
+            gained = np.int64(_popcount(right[m * nwords + w]))
             if score[m] + gained >= floor:
                 cand[nc] = m
                 nc += 1
             else:
                 score[m] += gained
-        for t in range(min(64, L - 64 * w)):   # selects, not branches: right or wrong is a coin flip
+        width = min(64, L - 64 * w)
+        if nc == 1 and width == 64 and found[winner * nwords + w] == _ALL:
+            # the usual block: the winner alone can score enough to lead, and it predicts at
+            # every step, so its right-bits word gives C, the run and the longest run directly
+            hits = right[winner * nwords + w]
+            gained = np.int64(_popcount(hits))
+            score[winner] += gained
+            top = score[winner]
+            c += gained
+            if hits == _ALL:
+                run += 64
+            else:
+                first = run + np.int64(_cttz(~hits))
+                inner = _longest_ones(hits)
+                best_run = first if first > best_run else best_run
+                best_run = inner if inner > best_run else best_run
+                run = np.int64(_ctlz(~hits))
+            best_run = run if run > best_run else best_run
+            continue
+        for t in range(width):   # selects, not branches: right or wrong is a coin flip
             bit = np.uint64(t)
-            judged = np.int64((found[winner, w] >> bit) & one)
-            hit = np.int64((right[winner, w] >> bit) & one)
+            judged = np.int64((found[winner * nwords + w] >> bit) & one)
+            hit = np.int64((right[winner * nwords + w] >> bit) & one)
             c += hit
             run = run + hit if hit == judged else 0 if judged else run
             best_run = run if run > best_run else best_run
             for j in range(nc):
                 m = cand[j]
-                sm = score[m] + np.int64((right[m, w] >> bit) & one)
+                sm = score[m] + np.int64((right[m * nwords + w] >> bit) & one)
                 take = sm > score[m] and sm >= top
                 score[m] = sm
                 winner = m if take else winner
@@ -789,9 +824,9 @@ def _literal_mmc(s, depth, max_entries, region, tags, rec, pairs):
     L = s.size
     n_pred = L - 2
     nwords = (L + 63) // 64
-    found = np.zeros((depth + 1, nwords), dtype=np.uint64)
-    right = np.zeros((depth + 1, nwords), dtype=np.uint64)
-    found[0, :] = np.uint64(0xFFFFFFFFFFFFFFFF)
+    found = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    right = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    found[:nwords] = _ALL   # length 0: always 'found'
     one = np.uint64(1)
     mask = region - 1
     for m in range(1, depth + 1):
@@ -803,8 +838,8 @@ def _literal_mmc(s, depth, max_entries, region, tags, rec, pairs):
         ch = np.uint64(0)
         cl = np.uint64(0)
         for t in range(m):   # the seed: s[0..m-1] -> s[m]
-            ch, cl = _roll(ch, cl, s[t], False)
-        slot = _prefix_slot(tags, rec, m, ch, cl, 0, mask)
+            ch, cl = _roll(ch, cl, s[t])
+        slot = _prefix_slot(tags, rec, m, ch, cl, mask)
         _new_context(tags, rec, slot, m, ch, cl)
         _count_pair(pairs, rec, slot, np.int64(s[m]), mask, True)
         entries = np.int64(1)
@@ -812,20 +847,20 @@ def _literal_mmc(s, depth, max_entries, region, tags, rec, pairs):
         hi = np.uint64(0)
         lo = np.uint64(0)
         for t in range(max(0, start - 16), start):
-            hi, lo = _roll(hi, lo, s[t], False)
+            hi, lo = _roll(hi, lo, s[t])
         fw = np.uint64(0)
         rw = np.uint64(0)
-        prev = found[m - 1, start >> 6]
+        prev = found[(m - 1) * nwords + (start >> 6)]
         for i in range(start, L):
             bit = np.uint64(i & 63)
             if bit == 0:
-                prev = found[m - 1, i >> 6]
+                prev = found[(m - 1) * nwords + (i >> 6)]
             x = np.int64(s[i])
-            ch, cl = _context(hi, lo, m, False)
+            ch, cl = _context(hi, lo, m)
             hit = False
             slot = -1
             if (prev >> bit) & one:
-                slot = _prefix_slot(tags, rec, m, ch, cl, 0, mask)
+                slot = _prefix_slot(tags, rec, m, ch, cl, mask)
                 hit = tags[slot] != 0
             if hit:
                 fw |= one << bit
@@ -835,25 +870,25 @@ def _literal_mmc(s, depth, max_entries, region, tags, rec, pairs):
                     entries += 1
             elif entries < max_entries:
                 if slot < 0:
-                    slot = _prefix_slot(tags, rec, m, ch, cl, 0, mask)
+                    slot = _prefix_slot(tags, rec, m, ch, cl, mask)
                 if tags[slot] == 0:
                     _new_context(tags, rec, slot, m, ch, cl)
                 entries += 1
                 _count_pair(pairs, rec, slot, x, mask, True)
             if bit == 63:
-                found[m, i >> 6] = fw
-                right[m, i >> 6] = rw
+                found[m * nwords + (i >> 6)] = fw
+                right[m * nwords + (i >> 6)] = rw
                 fw = np.uint64(0)
                 rw = np.uint64(0)
-            hi, lo = _roll(hi, lo, s[i], False)
+            hi, lo = _roll(hi, lo, s[i])
         if (L - 1) & 63 != 63:
-            found[m, (L - 1) >> 6] = fw
-            right[m, (L - 1) >> 6] = rw
+            found[m * nwords + ((L - 1) >> 6)] = fw
+            right[m * nwords + ((L - 1) >> 6)] = rw
     c, best_run = _mmc_scoreboard(found, right, depth, L)
     return c, n_pred, best_run
 
 
-@nb.njit(inline="always")
+@nb.njit(nogil=True)
 def _new_context(tags, rec, slot, m, ch, cl):
     tags[slot] = _slot_tag(m, ch, cl)
     rec[3 * slot] = ch
@@ -861,13 +896,13 @@ def _new_context(tags, rec, slot, m, ch, cl):
     rec[3 * slot + 2] = np.uint64(m)
 
 
-@nb.njit(inline="always")
+@nb.njit(nogil=True)
 def _count_pair(pairs, rec, slot, x, mask, make_new):
     """Count x after the context in ``slot`` (a new (context, x) pair only if ``make_new``), and
     keep the context's best count and predicted symbol (a tie goes to the larger symbol).
     Returns whether a pair was added."""
     key = slot * 256 + x
-    g = _pair_slot(pairs, key, 0, mask)
+    g = _pair_slot(pairs, key, mask)
     added = False
     if pairs[2 * g] < 0:
         if not make_new:
