@@ -645,7 +645,8 @@ def _binary_mmc(s, depth, max_entries):
     nwords = (L + 63) // 64
     found = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
     right = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
-    found[:nwords] = _ALL   # length 0: always 'found'
+    for w in range(nwords):   # length 0: always 'found' (loops, not slices: they compile faster)
+        found[w] = _ALL
     one = np.uint64(1)
     for m in range(1, depth + 1):
         start = max(2, m + 1)   # length m is used from step m + 1 on (its first context, s[0..m-1], is seeded)
@@ -826,15 +827,16 @@ def _literal_mmc(s, depth, max_entries, region, tags, rec, pairs):
     nwords = (L + 63) // 64
     found = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
     right = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
-    found[:nwords] = _ALL   # length 0: always 'found'
+    for w in range(nwords):   # length 0: always 'found' (loops, not slices: they compile faster)
+        found[w] = _ALL
     one = np.uint64(1)
     mask = region - 1
     for m in range(1, depth + 1):
         if m - 1 >= n_pred:
             break
         if m > 1:
-            tags[:] = 0
-            pairs[:] = -1
+            tags.fill(0)
+            pairs.fill(-1)
         ch = np.uint64(0)
         cl = np.uint64(0)
         for t in range(m):   # the seed: s[0..m-1] -> s[m]
