@@ -49,6 +49,17 @@ def _prefetch(typingctx, ary, idx):
 
 
 @intrinsic
+def _ctlz(typingctx, x):
+    """Count of leading zero bits of a uint64 (LLVM ctlz)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen
+
+
+@intrinsic
 def _popcount(typingctx, x):
     """Number of set bits of a uint64 (LLVM ctpop)."""
     sig = types.uint64(types.uint64)
@@ -432,17 +443,18 @@ def lag(s, depth, binary=False):
     return c, L - 1, best_run
 
 
-# Prefix dictionaries of the MultiMMC and LZ78Y predictors. A context of m symbols is packed
-# most recent symbol first (8 bits each, two words for up to 16 symbols); binary data packs one
-# bit per symbol and uses direct addressing (id = 2^m + pattern). Otherwise open addressing maps
-# (m, packed context) -> prefix id and (prefix id, next symbol) -> count. Each prefix keeps its
+# Prefix dictionaries of the MultiMMC and LZ78Y predictors. Binary data addresses the context of
+# m bits directly (index 2^m + pattern). Otherwise a context of m symbols is packed most recent
+# symbol first (8 bits each, two words for up to 16 symbols) and open addressing maps
+# (m, packed context) -> prefix slot and (prefix slot, next symbol) -> count. Each prefix keeps its
 # best count and predicted symbol as the reference's PostfixDictionary does (a tie goes to the
-# larger symbol).
+# larger symbol). The small helpers are plain compiled functions: numba's inline="always" of them
+# cost seconds of compile and measured no faster.
 
-_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)   # a word of 64 set bits
 
 
-@nb.njit(inline="always")
+@nb.njit(nogil=True)
 def _mix(a, b, c):
     h = a * np.uint64(0x9E3779B97F4A7C15) ^ (b + np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xC2B2AE3D27D4EB4F)
     h ^= (c + np.uint64(0x85EBCA77C2B2AE63)) * np.uint64(0x165667B19E3779F9)
@@ -466,11 +478,9 @@ def _grow_pairs(pairs):
     return grown
 
 
-@nb.njit(inline="always")
-def _context(hi, lo, m, binary):
+@nb.njit(nogil=True)
+def _context(hi, lo, m):
     """The m most recent symbols out of the rolling 16-symbol window."""
-    if binary:
-        return np.uint64(0), lo & ((np.uint64(1) << np.uint64(m)) - np.uint64(1))
     if m >= 16:
         return hi, lo
     if m > 8:
@@ -480,10 +490,9 @@ def _context(hi, lo, m, binary):
     return np.uint64(0), lo & ((np.uint64(1) << np.uint64(8 * m)) - np.uint64(1))
 
 
-@nb.njit(inline="always")
-def _roll(hi, lo, x, binary):
-    if binary:
-        return hi, ((lo << np.uint64(1)) | np.uint64(x)) & np.uint64(0xFFFFFFFF)
+@nb.njit(nogil=True)
+def _roll(hi, lo, x):
+    """The rolling window of the 16 most recent symbols (8 bits each, the latest lowest) after x."""
     return (hi << np.uint64(8)) | (lo >> np.uint64(56)), (lo << np.uint64(8)) | np.uint64(x)
 
 
@@ -492,198 +501,109 @@ def _roll(hi, lo, x, binary):
 _LEN_MASK = np.uint64(0xFF)
 
 
-@nb.njit(inline="always")
-def _prefix_slot(tags, rec, m, hi, lo, base, mask):
-    """Slot of the m-symbol context (hi, lo) in the region tags[base : base + mask + 1]: where it
-    is, or the empty slot where it would go. ``tags`` (one byte a slot: the length and three bits
+@nb.njit(nogil=True)
+def _prefix_slot(tags, rec, m, hi, lo, mask):
+    """Slot of the m-symbol context (hi, lo) in the table of mask + 1 slots: where it is, or the empty slot where it would go. ``tags`` (one byte a slot: the length and three bits
     of the hash, 0 when empty) is small enough to stay in cache, so most probes never touch the
     record."""
     hashed = _mix(np.uint64(m), hi, lo)
     tag = np.uint8(m | np.int64(hashed >> np.uint64(61)) << 5)
     h = np.int64(hashed & np.uint64(mask))
     while True:
-        t = tags[base + h]
-        if t == 0:
-            return base + h
-        if t == tag and rec[3 * (base + h)] == hi and rec[3 * (base + h) + 1] == lo:
-            return base + h
+        t = tags[h]
+        if t == 0 or (t == tag and rec[3 * h] == hi and rec[3 * h + 1] == lo):
+            return h
         h = (h + 1) & mask
 
 
-@nb.njit(inline="always")
+@nb.njit(nogil=True)
 def _slot_tag(m, hi, lo):
     return np.uint8(m | np.int64(_mix(np.uint64(m), hi, lo) >> np.uint64(61)) << 5)
 
 
-@nb.njit(inline="always")
-def _pair_slot(pairs, key, base, mask):
-    """Slot of the (context slot, symbol) ``key`` in the region of slots base .. base + mask."""
+@nb.njit(nogil=True)
+def _pair_slot(pairs, key, mask):
+    """Slot of the (context slot, symbol) ``key`` in the pair table of mask + 1 slots."""
     g = np.int64(_mix(np.uint64(key), np.uint64(7), np.uint64(11)) & np.uint64(mask))
-    while pairs[2 * (base + g)] >= 0 and pairs[2 * (base + g)] != key:
+    while pairs[2 * g] >= 0 and pairs[2 * g] != key:
         g = (g + 1) & mask
-    return base + g
+    return g
 
 
-def _dict_tables(n, depth, max_entries, mmc):
-    """The tables of ``_dict_predictor`` for n symbols: (region, tags, rec, pairs). MultiMMC has one
-    region per context length: a length's pairs, hence its contexts, are at most
-    max(1, min(max_entries, n)), so the few lengths that every step probes stay together in
-    memory rather than spread over the table. Allocated here by numpy, which asks the kernel for
-    huge pages for tables this large (fewer TLB misses on their random probes)."""
+def _lz78y_tables(depth, max_entries):
+    """The tables of ``_literal_lz78y``: (region, tags, rec, pairs), the context table sized for
+    its at most max_entries + depth contexts at a load factor of at most one half. Allocated here
+    by numpy, which asks the kernel for huge pages for tables this large (fewer TLB misses on
+    their random probes)."""
     region = 1024
-    if mmc:
-        while region < 2 * (min(max_entries, n) + 1):
-            region *= 2
-        slots = depth * region
-    else:   # at most max_entries contexts in all (plus the initial ones)
-        while region < 2 * (max_entries + depth):
-            region *= 2
-        slots = region
-    pair_slots = slots if mmc else 4096   # LZ78Y's pair table grows
-    return (region, np.zeros(slots, dtype=np.uint8), np.zeros(3 * slots, dtype=np.uint64),
-            np.full(2 * pair_slots, -1, dtype=np.int64))
+    while region < 2 * (max_entries + depth):
+        region *= 2
+    return (region, np.zeros(region, dtype=np.uint8), np.zeros(3 * region, dtype=np.uint64),
+            np.full(2 * 4096, -1, dtype=np.int64))   # the pair table grows
 
 
 @nb.njit(cache=True, nogil=True)
-def _dict_predictor(s, depth, max_entries, mmc, region, tags, rec, pairs):
-    """The MultiMMC (mmc=True, 6.3.9) or LZ78Y (mmc=False, 6.3.10) predictor over symbols ``s``.
-
-    MultiMMC: one dictionary per context length m = 1..depth, at most ``max_entries`` (x, y)
-    entries each; the predictor with the best score so far makes the prediction.
-    LZ78Y: contexts of lengths depth..1, at most ``max_entries`` contexts in all; the context
-    whose best count is highest (the longest on a tie) makes the prediction.
-    A context lives in a slot of the (pre-sized, never moved) context table; its best count and
-    predicted symbol sit beside it; (slot, next symbol) -> count is a second table, pre-sized for
-    MultiMMC (its entries are capped) and grown for LZ78Y. Both are open-addressed with records
-    side by side, so a probe costs one cache miss rather than one per field (``_dict_tables``
-    makes them, empty). Returns (C, N, longest run of correct predictions)."""
+def _literal_lz78y(s, depth, max_entries, region, tags, rec, pairs):
+    """LZ78Y (6.3.10) over symbols of any alphabet: contexts of lengths depth..1, at most
+    ``max_entries`` contexts in all; the context whose best count is highest (the longest on a
+    tie) makes the prediction. A context lives in a slot of the (pre-sized, never moved) context
+    table, its best count and predicted symbol beside it; (slot, next symbol) -> count is a
+    second table, grown as needed. Both are open-addressed with records side by side, so a probe
+    costs one cache miss rather than one per field. Returns (C, N, longest run)."""
     L = s.size
+    mask = region - 1
     n_pairs = 0
-    entries = np.zeros(depth + 1, dtype=np.int64)  # MMC: (x,y) entries per length; LZ78Y: [0] = contexts
-    score = np.zeros(depth + 1, dtype=np.int64)
-    winner = 1
+    size = 0
+    x = np.int64(s[depth])
+    for m in range(1, depth + 1):   # the initial entries: s[depth-m .. depth-1] -> s[depth]
+        ch = np.uint64(0)
+        cl = np.uint64(0)
+        for t in range(depth - m, depth):
+            ch, cl = _roll(ch, cl, s[t])
+        slot = _prefix_slot(tags, rec, m, ch, cl, mask)
+        if tags[slot] == 0:
+            _new_context(tags, rec, slot, m, ch, cl)
+        size += 1
+        if 2 * (n_pairs + 1) > pairs.size // 2:
+            pairs = _grow_pairs(pairs)
+        n_pairs += _count_pair(pairs, rec, slot, x, pairs.size // 2 - 1, True)
+    hi = np.uint64(0)
+    lo = np.uint64(0)
+    for t in range(depth + 1):
+        hi, lo = _roll(hi, lo, s[t])
     c = 0
     run = 0
     best_run = 0
-    if mmc:
-        n_pred = L - 2
-        first_i = 2
-    else:
-        n_pred = L - depth - 1
-        first_i = depth + 1
-    hi = np.uint64(0)
-    lo = np.uint64(0)
-    for step in range(-depth, L):
-        # step < 0: the initial entries; MMC (s[0..m-1]) -> s[m]; LZ78Y (s[depth-m..depth-1]) -> s[depth]
-        if step < 0:
-            m0 = step + depth + 1
-            if mmc and m0 - 1 >= n_pred:
-                continue
-            end = m0 if mmc else depth
-            ih = np.uint64(0)
-            il = np.uint64(0)
-            for t in range(end - m0, end):
-                ih, il = _roll(ih, il, s[t], False)
-            x = np.int64(s[end])
-            lo_m = m0
-            hi_m = m0
-            i = -1
-        else:
-            i = step
-            if i < first_i:
-                hi, lo = _roll(hi, lo, s[i], False)
-                continue
-            x = np.int64(s[i])
-            lo_m = 1
-            hi_m = depth
-            if mmc and i - 1 < hi_m:
-                hi_m = i - 1
-        cur_winner = winner
-        found = False
-        have = False
+    for i in range(depth + 1, L):
+        x = np.int64(s[i])
         prediction = -1
         max_count = 0
-        for k in range(hi_m - lo_m + 1):
-            m = lo_m + k if mmc else hi_m - k
-            if i < 0:
-                ch, cl = ih, il
-            else:
-                ch, cl = _context(hi, lo, m, False)
-            slot = -1
-            if i >= 0 and ((not mmc) or m == 1 or found):
-                slot = _prefix_slot(tags, rec, m, ch, cl, (m - 1) * region if mmc else 0, region - 1)
-                found = tags[slot] != 0
-            if i >= 0 and found:
-                make_new = True
+        for m in range(depth, 0, -1):
+            ch, cl = _context(hi, lo, m)
+            slot = _prefix_slot(tags, rec, m, ch, cl, mask)
+            if tags[slot] != 0:
                 meta = rec[3 * slot + 2]
-                slot_pred = np.int64((meta >> np.uint64(8)) & np.uint64(0xFF))
                 slot_best = np.int64(meta >> np.uint64(32))
-                if mmc:
-                    if slot_pred == x:
-                        score[m] += 1
-                        if score[m] >= score[winner]:
-                            winner = m
-                        if m == cur_winner:
-                            c += 1
-                            run += 1
-                            if run > best_run:
-                                best_run = run
-                    elif m == cur_winner:
-                        run = 0
-                    make_new = entries[m] < max_entries
-                elif slot_best > max_count:
+                if slot_best > max_count:
                     max_count = slot_best
-                    prediction = slot_pred
-                    have = True
+                    prediction = np.int64((meta >> np.uint64(8)) & np.uint64(0xFF))
+            elif size < max_entries:
+                _new_context(tags, rec, slot, m, ch, cl)
+                size += 1
             else:
-                counter = m if mmc else 0
-                if entries[counter] >= max_entries and i >= 0:
-                    continue
-                slot = _prefix_slot(tags, rec, m, ch, cl, (m - 1) * region if mmc else 0, region - 1)
-                if tags[slot] == 0:
-                    tags[slot] = _slot_tag(m, ch, cl)
-                    rec[3 * slot] = ch
-                    rec[3 * slot + 1] = cl
-                    rec[3 * slot + 2] = np.uint64(m)
-                if i < 0:
-                    entries[counter] = 1 if mmc else entries[counter] + 1
-                else:
-                    entries[counter] += 1
-                make_new = True
-            # count (slot, x)
-            key = slot * 256 + x
-            if mmc:   # the pairs of length m in region m, as the contexts
-                g = _pair_slot(pairs, key, (m - 1) * region, region - 1)
-            else:
-                if 2 * (n_pairs + 1) > pairs.size // 2:
-                    pairs = _grow_pairs(pairs)
-                g = _pair_slot(pairs, key, 0, pairs.size // 2 - 1)
-            if pairs[2 * g] < 0:
-                if not make_new:
-                    continue
-                pairs[2 * g] = key
-                pairs[2 * g + 1] = 0
-                n_pairs += 1
-                if mmc and found and i >= 0:
-                    entries[m] += 1
-            cnt = pairs[2 * g + 1] + 1
-            pairs[2 * g + 1] = cnt
-            meta = rec[3 * slot + 2]
-            slot_best = np.int64(meta >> np.uint64(32))
-            slot_pred = np.int64((meta >> np.uint64(8)) & np.uint64(0xFF))
-            if cnt > slot_best or (cnt == slot_best and x > slot_pred):
-                rec[3 * slot + 2] = (meta & _LEN_MASK) | (np.uint64(x) << np.uint64(8)) | (np.uint64(cnt) << np.uint64(32))
-        if i >= 0:
-            if not mmc:
-                if have and prediction == x:
-                    c += 1
-                    run += 1
-                    if run > best_run:
-                        best_run = run
-                else:
-                    run = 0
-            hi, lo = _roll(hi, lo, s[i], False)
-    return c, n_pred, best_run
+                continue
+            if 2 * (n_pairs + 1) > pairs.size // 2:
+                pairs = _grow_pairs(pairs)
+            n_pairs += _count_pair(pairs, rec, slot, x, pairs.size // 2 - 1, True)
+        if prediction == x:
+            c += 1
+            run += 1
+            if run > best_run:
+                best_run = run
+        else:
+            run = 0
+        hi, lo = _roll(hi, lo, s[i])
+    return c, L - depth - 1, best_run
 
 
 _AHEAD = 2          # steps ahead whose contexts the binary predictors prefetch
@@ -704,11 +624,16 @@ def _prefetch_contexts(counts, s, i, hist, depth):
 
 @nb.njit(cache=True, nogil=True)
 def _binary_mmc(s, depth, max_entries):
-    """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern)."""
+    """MultiMMC on bits: contexts of m bits addressed directly (index 2^m + pattern).
+
+    The predictors of the m context lengths interact only through the scoreboard and through
+    "found" (a length is judged at step i only if every shorter context was seen before): each
+    length's counts change the same way whoever wins. So one pass per length m walks the whole
+    bitstring with just its own table (in cache) and records, as packed bits, at which steps its
+    context chain was found and where its prediction (1 on a tie) was right; found bits feed the
+    pass of m + 1. ``_mmc_scoreboard`` then replays the scoreboard from those bits."""
     L = s.size
     counts = np.zeros(1 << (depth + 2), dtype=np.int32)   # a count is at most L < 2^31
-    entries = np.zeros(depth + 1, dtype=np.int64)
-    score = np.zeros(depth + 1, dtype=np.int64)
     n_pred = L - 2
     for m in range(1, depth + 1):
         if m - 1 >= n_pred:
@@ -717,49 +642,126 @@ def _binary_mmc(s, depth, max_entries):
         for t in range(m):
             pattern = (pattern << 1) | np.int64(s[t])
         counts[2 * ((1 << m) | pattern) + np.int64(s[m])] = 1
-        entries[m] = 1
-    hist = (np.int64(s[0]) << 1) | np.int64(s[1])
+    nwords = (L + 63) // 64
+    found = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    right = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    for w in range(nwords):   # length 0: always 'found' (loops, not slices: they compile faster)
+        found[w] = _ALL
+    one = np.uint64(1)
+    for m in range(1, depth + 1):
+        start = max(2, m + 1)   # length m is used from step m + 1 on (its first context, s[0..m-1], is seeded)
+        if start >= L:
+            break
+        entries = np.int64(1)
+        mask = (1 << m) - 1
+        hist = 0
+        for t in range(start - m, start):
+            hist = (hist << 1) | np.int64(s[t])
+        base = 1 << m
+        fw = np.uint64(0)
+        rw = np.uint64(0)
+        prev = found[(m - 1) * nwords + (start >> 6)]
+        for i in range(start, L):
+            x = np.int64(s[i])
+            idx = 2 * (base | hist)
+            c0 = counts[idx]
+            c1 = counts[idx + 1]
+            bit = np.uint64(i & 63)
+            if bit == 0:
+                prev = found[(m - 1) * nwords + (i >> 6)]
+            # selects, not branches: r is a coin flip on random bits
+            f = ((prev >> bit) & one) & np.uint64(c0 + c1 > 0)
+            r = f & np.uint64(np.int64(c1 >= c0) == x)
+            fw |= f << bit
+            rw |= r << bit
+            if (i & 63) == 63:
+                found[m * nwords + (i >> 6)] = fw
+                right[m * nwords + (i >> 6)] = rw
+                fw = np.uint64(0)
+                rw = np.uint64(0)
+            v = counts[idx + x]
+            grow = (f != 0) & (v != 0)   # a seen (context, x) counts on; a new one only under the cap
+            add = (not grow) & (entries < max_entries)
+            counts[idx + x] = v + np.int32(grow | add)
+            entries += np.int64(add)
+            hist = ((hist << 1) | x) & mask
+        if (L - 1) & 63 != 63:
+            found[m * nwords + ((L - 1) >> 6)] = fw
+            right[m * nwords + ((L - 1) >> 6)] = rw
+    c, best_run = _mmc_scoreboard(found, right, depth, L)
+    return c, n_pred, best_run
+
+
+@nb.njit(nogil=True)
+def _longest_ones(word):
+    """Length of the longest run of set bits in a uint64 (each round shortens every run by one)."""
+    n = 0
+    while word:
+        word &= word << np.uint64(1)
+        n += 1
+    return n
+
+
+@nb.njit(cache=True, nogil=True)
+def _mmc_scoreboard(found, right, depth, L):
+    """MultiMMC's scoreboard from the passes' bits: the winner (the best score so far, the longer
+    length on a tie) makes each prediction; C and the longest run count its right ones, a step
+    where it was not found counting neither way. 64 steps at a time, as ``_binary_lag``: a length
+    whose score plus its right predictions in the block stays below the winner's score at the
+    block's start cannot win inside the block, so only the others are stepped one by one."""
+    nwords = (L + 63) // 64
+    score = np.zeros(depth + 1, dtype=np.int64)
+    cand = np.zeros(depth, dtype=np.int64)
     winner = 1
+    top = np.int64(0)
     c = 0
     run = 0
     best_run = 0
-    for i in range(2, L):
-        _prefetch_contexts(counts, s, i, hist, depth)
-        x = np.int64(s[i])
-        cur_winner = winner
-        found = False
-        c0 = 0
-        c1 = 0
-        top = depth if i - 1 > depth else i - 1
-        for m in range(1, top + 1):
-            idx = 2 * ((1 << m) | (hist & ((1 << m) - 1)))
-            if m == 1 or found:
-                c0 = counts[idx]
-                c1 = counts[idx + 1]
-                found = c0 + c1 > 0
-            if found:
-                pred = 0 if c0 > c1 else 1
-                if pred == x:
-                    score[m] += 1
-                    if score[m] >= score[winner]:
-                        winner = m
-                    if m == cur_winner:
-                        c += 1
-                        run += 1
-                        if run > best_run:
-                            best_run = run
-                elif m == cur_winner:
-                    run = 0
-                if counts[idx + x] != 0:
-                    counts[idx + x] += 1
-                elif entries[m] < max_entries:
-                    counts[idx + x] = 1
-                    entries[m] += 1
-            elif entries[m] < max_entries:
-                counts[idx + x] += 1
-                entries[m] += 1
-        hist = ((hist << 1) | x) & 0xFFFFFFFF
-    return c, n_pred, best_run
+    one = np.uint64(1)
+    for w in range(nwords):
+        floor = top
+        nc = 0
+        for m in range(1, depth + 1):
+            gained = np.int64(_popcount(right[m * nwords + w]))
+            if score[m] + gained >= floor:
+                cand[nc] = m
+                nc += 1
+            else:
+                score[m] += gained
+        width = min(64, L - 64 * w)
+        if nc == 1 and width == 64 and found[winner * nwords + w] == _ALL:
+            # the usual block: the winner alone can score enough to lead, and it predicts at
+            # every step, so its right-bits word gives C, the run and the longest run directly
+            hits = right[winner * nwords + w]
+            gained = np.int64(_popcount(hits))
+            score[winner] += gained
+            top = score[winner]
+            c += gained
+            if hits == _ALL:
+                run += 64
+            else:
+                first = run + np.int64(_cttz(~hits))
+                inner = _longest_ones(hits)
+                best_run = first if first > best_run else best_run
+                best_run = inner if inner > best_run else best_run
+                run = np.int64(_ctlz(~hits))
+            best_run = run if run > best_run else best_run
+            continue
+        for t in range(width):   # selects, not branches: right or wrong is a coin flip
+            bit = np.uint64(t)
+            judged = np.int64((found[winner * nwords + w] >> bit) & one)
+            hit = np.int64((right[winner * nwords + w] >> bit) & one)
+            c += hit
+            run = run + hit if hit == judged else 0 if judged else run
+            best_run = run if run > best_run else best_run
+            for j in range(nc):
+                m = cand[j]
+                sm = score[m] + np.int64((right[m * nwords + w] >> bit) & one)
+                take = sm > score[m] and sm >= top
+                score[m] = sm
+                winner = m if take else winner
+                top = sm if take else top
+    return c, best_run
 
 
 @nb.njit(cache=True, nogil=True)
@@ -812,15 +814,133 @@ def _binary_lz78y(s, depth, max_entries):
     return c, L - depth - 1, best_run
 
 
+@nb.njit(cache=True, nogil=True)
+def _literal_mmc(s, depth, max_entries, region, tags, rec, pairs):
+    """MultiMMC (6.3.9) over symbols of any alphabet, one pass per context length m as
+    ``_binary_mmc``: the pass of m owns the (cleared, reused) tables, so one length's
+    dictionary (at most ``max_entries`` (context, x) entries) is all the memory a pass touches.
+    A step looks its context up only where every shorter one was found (the pass of m - 1's
+    found bits); a context not found is added, with its (context, x) pair, while the length has
+    fewer than ``max_entries`` entries, and a found one adds a new pair under the same cap."""
+    L = s.size
+    n_pred = L - 2
+    nwords = (L + 63) // 64
+    found = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    right = np.zeros((depth + 1) * nwords, dtype=np.uint64)   # row m: length m's bits
+    for w in range(nwords):   # length 0: always 'found' (loops, not slices: they compile faster)
+        found[w] = _ALL
+    one = np.uint64(1)
+    mask = region - 1
+    for m in range(1, depth + 1):
+        if m - 1 >= n_pred:
+            break
+        if m > 1:
+            tags.fill(0)
+            pairs.fill(-1)
+        ch = np.uint64(0)
+        cl = np.uint64(0)
+        for t in range(m):   # the seed: s[0..m-1] -> s[m]
+            ch, cl = _roll(ch, cl, s[t])
+        slot = _prefix_slot(tags, rec, m, ch, cl, mask)
+        _new_context(tags, rec, slot, m, ch, cl)
+        _count_pair(pairs, rec, slot, np.int64(s[m]), mask, True)
+        entries = np.int64(1)
+        start = max(2, m + 1)   # length m predicts from step m + 1 on
+        hi = np.uint64(0)
+        lo = np.uint64(0)
+        for t in range(max(0, start - 16), start):
+            hi, lo = _roll(hi, lo, s[t])
+        fw = np.uint64(0)
+        rw = np.uint64(0)
+        prev = found[(m - 1) * nwords + (start >> 6)]
+        for i in range(start, L):
+            bit = np.uint64(i & 63)
+            if bit == 0:
+                prev = found[(m - 1) * nwords + (i >> 6)]
+            x = np.int64(s[i])
+            ch, cl = _context(hi, lo, m)
+            hit = False
+            slot = -1
+            if (prev >> bit) & one:
+                slot = _prefix_slot(tags, rec, m, ch, cl, mask)
+                hit = tags[slot] != 0
+            if hit:
+                fw |= one << bit
+                if np.int64((rec[3 * slot + 2] >> np.uint64(8)) & np.uint64(0xFF)) == x:
+                    rw |= one << bit
+                if _count_pair(pairs, rec, slot, x, mask, entries < max_entries):
+                    entries += 1
+            elif entries < max_entries:
+                if slot < 0:
+                    slot = _prefix_slot(tags, rec, m, ch, cl, mask)
+                if tags[slot] == 0:
+                    _new_context(tags, rec, slot, m, ch, cl)
+                entries += 1
+                _count_pair(pairs, rec, slot, x, mask, True)
+            if bit == 63:
+                found[m * nwords + (i >> 6)] = fw
+                right[m * nwords + (i >> 6)] = rw
+                fw = np.uint64(0)
+                rw = np.uint64(0)
+            hi, lo = _roll(hi, lo, s[i])
+        if (L - 1) & 63 != 63:
+            found[m * nwords + ((L - 1) >> 6)] = fw
+            right[m * nwords + ((L - 1) >> 6)] = rw
+    c, best_run = _mmc_scoreboard(found, right, depth, L)
+    return c, n_pred, best_run
+
+
+@nb.njit(nogil=True)
+def _new_context(tags, rec, slot, m, ch, cl):
+    tags[slot] = _slot_tag(m, ch, cl)
+    rec[3 * slot] = ch
+    rec[3 * slot + 1] = cl
+    rec[3 * slot + 2] = np.uint64(m)
+
+
+@nb.njit(nogil=True)
+def _count_pair(pairs, rec, slot, x, mask, make_new):
+    """Count x after the context in ``slot`` (a new (context, x) pair only if ``make_new``), and
+    keep the context's best count and predicted symbol (a tie goes to the larger symbol).
+    Returns whether a pair was added."""
+    key = slot * 256 + x
+    g = _pair_slot(pairs, key, mask)
+    added = False
+    if pairs[2 * g] < 0:
+        if not make_new:
+            return False
+        pairs[2 * g] = key
+        pairs[2 * g + 1] = 0
+        added = True
+    cnt = pairs[2 * g + 1] + 1
+    pairs[2 * g + 1] = cnt
+    meta = rec[3 * slot + 2]
+    slot_best = np.int64(meta >> np.uint64(32))
+    slot_pred = np.int64((meta >> np.uint64(8)) & np.uint64(0xFF))
+    if cnt > slot_best or (cnt == slot_best and x > slot_pred):
+        rec[3 * slot + 2] = (meta & _LEN_MASK) | (np.uint64(x) << np.uint64(8)) | (np.uint64(cnt) << np.uint64(32))
+    return added
+
+
+def _mmc_tables(n, max_entries):
+    """The tables of ``_literal_mmc`` for n symbols: one length's contexts and pairs (each at
+    most max(1, min(max_entries, n)) + 1) at a load factor of at most one half."""
+    region = 1024
+    while region < 2 * (min(max_entries, n) + 1):
+        region *= 2
+    return (region, np.zeros(region, dtype=np.uint8), np.zeros(3 * region, dtype=np.uint64),
+            np.full(2 * region, -1, dtype=np.int64))
+
+
 def multi_mmc(s, depth, max_entries, binary):
     """MultiMMC's (C, N, longest run) over the uint8 symbols ``s``."""
     if binary and depth <= 24:
         return _binary_mmc(s, depth, max_entries)
-    return _dict_predictor(s, depth, max_entries, True, *_dict_tables(s.size, depth, max_entries, True))
+    return _literal_mmc(s, depth, max_entries, *_mmc_tables(s.size, max_entries))
 
 
 def lz78y(s, depth, max_entries, binary):
     """LZ78Y's (C, N, longest run) over the uint8 symbols ``s``."""
     if binary and depth <= 24:
         return _binary_lz78y(s, depth, max_entries)
-    return _dict_predictor(s, depth, max_entries, False, *_dict_tables(s.size, depth, max_entries, False))
+    return _literal_lz78y(s, depth, max_entries, *_lz78y_tables(depth, max_entries))

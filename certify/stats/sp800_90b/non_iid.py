@@ -57,19 +57,27 @@ def _tasks(symbols: np.ndarray, k: int, width: int) -> list[Callable[[], list[E.
     return tasks
 
 
+def _longest_first(task_lists) -> list[tuple[int, int]]:
+    """(list, task) indices in the order the threads take them: the tasks of each list from its
+    end (the predictors, the costliest), the lists interleaved, so the long tasks start first and
+    the threads finish together."""
+    order, longest = [], max(len(tasks) for tasks in task_lists)
+    for back in range(1, longest + 1):
+        order += [(j, len(tasks) - back) for j, tasks in enumerate(task_lists) if back <= len(tasks)]
+    return order
+
+
 def _run(task_lists, jobs: int) -> list[list[E.Estimate]]:
-    """Run every task (the numba kernels release the GIL, so threads run them side by side)."""
-    flat = [t for tasks in task_lists for t in tasks]
-    if jobs > 1 and len(flat) > 1:
+    """Run every task (the numba kernels release the GIL, so threads run them side by side);
+    the results come back in each list's order."""
+    order = _longest_first(task_lists)
+    if jobs > 1 and len(order) > 1:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(lambda t: t(), flat))
+            results = list(pool.map(lambda at: task_lists[at[0]][at[1]](), order))
     else:
-        results = [t() for t in flat]
-    out, at = [], 0
-    for tasks in task_lists:
-        out.append([e for r in results[at:at + len(tasks)] for e in r])
-        at += len(tasks)
-    return out
+        results = [task_lists[j][t]() for j, t in order]
+    done = dict(zip(order, results))
+    return [[e for t in range(len(tasks)) for e in done[(j, t)]] for j, tasks in enumerate(task_lists)]
 
 
 def default_jobs() -> int:
@@ -98,9 +106,8 @@ def assess_non_iid(samples: Samples, truncate_bitstring: int | None = None, jobs
         bits = samples.bits
         if truncate_bitstring is not None:
             bits = bits[:truncate_bitstring]
-        # the long bitstring tasks first, so two threads finish together
         task_lists.append(_tasks(bits, 2, 1))
-    results = _run(task_lists[::-1], default_jobs() if jobs is None else jobs)[::-1]
+    results = _run(task_lists[::-1], default_jobs() if jobs is None else jobs)[::-1]   # the bitstring's first
     literal = results[0]
     h_original = _minimum(literal, float(samples.bits_per_symbol))
     bitstring: list[E.Estimate] = []
