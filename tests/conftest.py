@@ -216,17 +216,23 @@ SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per pr
                  for name in ("test_analysis_mulligan", "test_mulligan_dp", "test_mulligan_exact")}
 
 
-# The heaviest work units, roughly their CPU seconds from a cold start (per-file process CPU time,
-# numba compiles included, measured on 2026-12-02): they are handed out first (longest
-# first), so the last unit a worker takes is a short one and the two workers finish together (in
-# collection order the Mulligan group or Hold'em came last and one worker waited a minute for the
-# other). A file not listed follows in xdist's own order; the numbers only order. A file that is
-# gone is ignored.
-HEAVY_FIRST = {"tests/mulligan (exact counts cached per process)": 95, "tests/test_rules_holdem_bonus.py": 75,
-               "tests/test_rules_board.py": 60, "tests/test_rules_analysis.py": 45, "tests/test_fail_closed.py": 38,
-               "tests/test_kernel_differential.py": 25, "tests/test_signing_fail_closed.py": 21,
-               "tests/test_rules_stud.py": 20, "tests/test_simulate.py": 19, "tests/test_audit.py": 17,
-               "tests/test_pytest_plugin.py": 15, "tests/test_hands.py": 8, "tests/test_stats_gof_rtp.py": 7}
+# The heaviest work units, roughly their CPU seconds from a cold start (per-file process CPU,
+# numba compiles included, from `pytest --numba-compiles` on a fresh XDG_CACHE_HOME, 2026-12-02 04:53,
+# load 10-16; a file whose tests start subprocesses keeps the larger earlier figure, as the worker's
+# CPU does not count theirs): they are handed out first (longest first), so the last unit a worker
+# takes is a short one and the two workers finish together (in collection order the Mulligan group or
+# Hold'em came last and one worker waited a minute for the other). A file not listed follows in
+# xdist's own order; the numbers only order. A file that is gone is ignored.
+HEAVY_FIRST = {"tests/test_rules_board.py": 116, "tests/mulligan (exact counts cached per process)": 100,
+               "tests/test_rules_holdem_bonus.py": 86, "tests/test_rules_analysis.py": 40,
+               "tests/test_fail_closed.py": 37, "tests/test_sp800_90b_iid.py": 30,
+               "tests/test_sp800_90b_non_iid.py": 30, "tests/test_games_kernel_agreement.py": 28,
+               "tests/test_signing_fail_closed.py": 27, "tests/test_kernel_differential.py": 25,
+               "tests/test_audit_columns.py": 25, "tests/test_audit.py": 21, "tests/test_rules_stud.py": 21,
+               "tests/test_simulate.py": 19, "tests/test_signing.py": 18, "tests/test_audit_rules.py": 16,
+               "tests/test_pytest_plugin.py": 15, "tests/test_rules_engine.py": 14,
+               "tests/test_analysis_cache.py": 12, "tests/test_audit_verdict.py": 11, "tests/test_report_pdf.py": 9,
+               "tests/test_hands.py": 7, "tests/test_stats_gof_rtp.py": 7}
 
 
 def pytest_xdist_make_scheduler(config, log):
