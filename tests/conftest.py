@@ -26,11 +26,47 @@ requires the same bytes.
 import os
 import shutil
 import tempfile
+import time
 
 import pytest
 
 import certify  # noqa: F401  (sets NUMBA_CACHE_DIR first: moving XDG_CACHE_HOME below keeps the kernels)
-import certify.hands  # noqa: F401  (compiled once here: see below)
+from numba.core import event as numba_event
+
+
+class _CompileClock(numba_event.Listener):
+    """Every numba compile of this process (a cache miss: kernels loaded from the numba cache do not
+    fire), timed exclusive of the kernels compiled inside it, with the test that asked first.
+    ``pytest --numba-compiles`` prints the table of all processes (xdist workers included): the
+    tool to find where a cold run's CPU goes."""
+
+    def __init__(self):
+        self.stack: list[list] = []  # [kernel, cpu at start, wall at start, cpu of nested compiles, their wall]
+        self.rows: dict[str, list] = {}  # kernel -> [cpu s, wall s, signatures, first asker]
+        self.test = "collection"
+        self.cpu = 0.0  # all compiles so far
+
+    def on_start(self, event):
+        fn = event.data["dispatcher"].py_func
+        self.stack.append([f"{fn.__module__}.{fn.__qualname__}", time.thread_time(), time.perf_counter(), 0.0, 0.0])
+
+    def on_end(self, event):
+        kernel, cpu0, wall0, nested_cpu, nested_wall = self.stack.pop()
+        cpu, wall = time.thread_time() - cpu0, time.perf_counter() - wall0
+        if self.stack:
+            self.stack[-1][3] += cpu
+            self.stack[-1][4] += wall
+        row = self.rows.setdefault(kernel, [0.0, 0.0, 0, self.test])
+        row[0] += cpu - nested_cpu
+        row[1] += wall - nested_wall
+        row[2] += 1
+        self.cpu += cpu - nested_cpu
+
+
+_COMPILES = _CompileClock()
+numba_event.register("numba:compile", _COMPILES)
+
+import certify.hands  # noqa: E402, F401  (compiled once here: see below)
 
 # certify.hands builds its tables with numba kernels at import: from a cold numba cache that is
 # ~15 s of compilation. Imported here, it is compiled once, by the controller, before the xdist
@@ -48,6 +84,66 @@ def pytest_configure(config):
     os.environ["XDG_CONFIG_HOME"] = _session_config
     for name in DEVELOPER_SETTINGS + TERMINAL_SETTINGS:
         os.environ.pop(name, None)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--numba-compiles", action="store_true",
+                     help="print where a run's CPU went: every numba compile (all processes, xdist workers "
+                          "included; CPU and wall seconds per kernel, exclusive of nested kernels, and the "
+                          "test that asked first), then the CPU of each test file and of each process")
+
+
+_FILES: dict[str, list] = {}  # test file -> [process CPU s, of it compiling s, wall s]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _COMPILES.test = item.nodeid
+    cpu, compiling, wall = time.process_time(), _COMPILES.cpu, time.perf_counter()
+    yield
+    row = _FILES.setdefault(item.nodeid.split("::")[0], [0.0, 0.0, 0.0])
+    row[0] += time.process_time() - cpu
+    row[1] += _COMPILES.cpu - compiling
+    row[2] += time.perf_counter() - wall
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: its tables go to the controller
+        session.config.workeroutput["cpu_accounts"] = {"compiles": _COMPILES.rows, "files": _FILES,
+                                                       "process": time.process_time()}
+
+
+_WORKERS: dict[str, dict] = {}
+
+
+def pytest_testnodedown(node, error):
+    if "cpu_accounts" in getattr(node, "workeroutput", {}):
+        _WORKERS[node.gateway.id] = node.workeroutput["cpu_accounts"]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if not config.getoption("--numba-compiles") or hasattr(config, "workeroutput"):
+        return
+    processes = {"controller": {"compiles": _COMPILES.rows, "files": _FILES, "process": time.process_time()},
+                 **_WORKERS}
+    write = terminalreporter.write_line
+    rows = sorted(((name, kernel, *row) for name, acc in processes.items() for kernel, row in acc["compiles"].items()),
+                  key=lambda row: -row[2])
+    terminalreporter.section("numba compiles (cache misses; seconds exclusive of nested kernels)")
+    write(f"{'cpu s':>7} {'wall s':>7} {'sigs':>4}  {'process':<10} kernel  <- first asked by")
+    for name, kernel, cpu, wall, signatures, test in rows:
+        write(f"{cpu:7.2f} {wall:7.2f} {signatures:4d}  {name:<10} {kernel}  <- {test}")
+    write(f"{sum(r[2] for r in rows):7.2f} {sum(r[3] for r in rows):7.2f} {sum(r[4] for r in rows):4d}  "
+          f"total of {len(rows)} kernel compiles")
+    terminalreporter.section("CPU by test file (setup, call and teardown of its tests)")
+    write(f"{'cpu s':>7} {'compile':>7} {'wall s':>7}  {'process':<10} file")
+    files = sorted(((name, path, *row) for name, acc in processes.items() for path, row in acc["files"].items()),
+                   key=lambda row: -row[2])
+    for name, path, cpu, compiling, wall in files:
+        write(f"{cpu:7.2f} {compiling:7.2f} {wall:7.2f}  {name:<10} {path}")
+    for name, acc in processes.items():
+        tests = sum(row[0] for row in acc["files"].values())
+        write(f"{name}: {acc['process']:.1f} s process CPU (all threads) in all, {tests:.1f} s of it in tests")
 
 
 def pytest_unconfigure(config):
@@ -120,17 +216,23 @@ SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per pr
                  for name in ("test_analysis_mulligan", "test_mulligan_dp", "test_mulligan_exact")}
 
 
-# The heaviest work units, roughly their CPU seconds from a cold start (per-file process CPU time,
-# numba compiles included, measured on 2026-12-02): they are handed out first (longest
-# first), so the last unit a worker takes is a short one and the two workers finish together (in
-# collection order the Mulligan group or Hold'em came last and one worker waited a minute for the
-# other). A file not listed follows in xdist's own order; the numbers only order. A file that is
-# gone is ignored.
-HEAVY_FIRST = {"tests/mulligan (exact counts cached per process)": 95, "tests/test_rules_holdem_bonus.py": 75,
-               "tests/test_rules_board.py": 60, "tests/test_rules_analysis.py": 45, "tests/test_fail_closed.py": 38,
-               "tests/test_kernel_differential.py": 25, "tests/test_signing_fail_closed.py": 21,
-               "tests/test_rules_stud.py": 20, "tests/test_simulate.py": 19, "tests/test_audit.py": 17,
-               "tests/test_pytest_plugin.py": 15, "tests/test_hands.py": 8, "tests/test_stats_gof_rtp.py": 7}
+# The heaviest work units, roughly their CPU seconds from a cold start (per-file process CPU,
+# numba compiles included, from `pytest --numba-compiles` on a fresh XDG_CACHE_HOME, 2026-12-02 04:53,
+# load 10-16; a file whose tests start subprocesses keeps the larger earlier figure, as the worker's
+# CPU does not count theirs): they are handed out first (longest first), so the last unit a worker
+# takes is a short one and the two workers finish together (in collection order the Mulligan group or
+# Hold'em came last and one worker waited a minute for the other). A file not listed follows in
+# xdist's own order; the numbers only order. A file that is gone is ignored.
+HEAVY_FIRST = {"tests/test_rules_board.py": 116, "tests/mulligan (exact counts cached per process)": 100,
+               "tests/test_rules_holdem_bonus.py": 86, "tests/test_rules_analysis.py": 40,
+               "tests/test_fail_closed.py": 37, "tests/test_sp800_90b_iid.py": 30,
+               "tests/test_sp800_90b_non_iid.py": 30, "tests/test_games_kernel_agreement.py": 28,
+               "tests/test_signing_fail_closed.py": 27, "tests/test_kernel_differential.py": 25,
+               "tests/test_audit_columns.py": 25, "tests/test_audit.py": 21, "tests/test_rules_stud.py": 21,
+               "tests/test_simulate.py": 19, "tests/test_signing.py": 18, "tests/test_audit_rules.py": 16,
+               "tests/test_pytest_plugin.py": 15, "tests/test_rules_engine.py": 14,
+               "tests/test_analysis_cache.py": 12, "tests/test_audit_verdict.py": 11, "tests/test_report_pdf.py": 9,
+               "tests/test_hands.py": 7, "tests/test_stats_gof_rtp.py": 7}
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 from math import comb
 from statistics import NormalDist
@@ -24,6 +25,7 @@ from scipy import stats
 
 from certify import hands
 from certify.analysis import mulligan
+from certify.analysis import mulligan_kernel as mk
 from certify.analysis.frequencies import class_values, five_card_category_counts
 from certify.analysis.par import ParError
 from certify.cards import parse_cards
@@ -105,13 +107,17 @@ def sample(rules):
 # ---------------------------------------------------------------------------------------------
 # Exact parts
 # ---------------------------------------------------------------------------------------------
-FIRST_HANDS_INDEX = np.array(list(combinations(range(47), 5)), dtype=np.int64)  # 1,533,939 x 5
+@cache
+def first_hands_index() -> np.ndarray:
+    """Every 5-set of range(47), (1,533,939, 5): made on first use, not at import (every xdist worker
+    imports this module; one runs its tests)."""
+    return np.array(list(combinations(range(47), 5)), dtype=np.int64)
 
 
 def brute_force_first(player, stands_value):
     """(redraw, stand and lose to P, stand and tie P) over all C(47, 5) dealer first hands."""
     rest = np.array([c for c in range(52) if c not in player])
-    dv = hands.rank_batch(rest[FIRST_HANDS_INDEX])
+    dv = hands.rank_batch(rest[first_hands_index()])
     pv = hands.rank_hand(player)
     stood = dv >= stands_value
     return int((~stood).sum()), int((stood & (dv < pv)).sum()), int((stood & (dv == pv)).sum())
@@ -270,28 +276,29 @@ def _ordered_five_counts(fives: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(index, minlength=math.perm(n, 5))
 
 
+@njit(cache=True)
+def _deal_fives(draws, n):
+    """``draws`` fives dealt from range(n) by the simulation kernel's ``_deal_five``, one stream.
+    (Copied card by card: a slice assignment would compile numba's shape-mismatch message code.)"""
+    rest = np.arange(n)
+    digits = np.empty(5, np.int64)
+    out = np.empty((draws, 5), np.int64)
+    state = mk.stream_state(1, 2, 3)
+    for k in range(draws):
+        state = mk._deal_five(state, rest, 0, digits)
+        for i in range(5):
+            out[k, i] = rest[i]
+    return out
+
+
 def test_five_cards_from_one_draw_are_uniform():
     """The kernel's five-card deal (Lemire's draw on the product of five ranges, read digit by
     digit, with rejection): every ordered five of 8 cards (6,720) equally often, chi-square at
     1e-3. Negative control: the same digits from 16-bit draws without the rejection (each five
     9 or 10 times in 2^16: a 10% bias) is caught."""
-    from certify.analysis import mulligan_kernel as mk
-
     n, draws = 8, 1_000_000
-
-    @njit
-    def deal(draws, n):
-        rest = np.arange(n)
-        digits = np.empty(5, np.int64)
-        out = np.empty((draws, 5), np.int64)
-        state = mk.stream_state(1, 2, 3)
-        for k in range(draws):
-            state = mk._deal_five(state, rest, 0, digits)
-            out[k] = rest[:5]
-        return out
-
     cells = math.perm(n, 5)
-    assert stats.chisquare(_ordered_five_counts(deal(draws, n), n)).pvalue > 1e-3
+    assert stats.chisquare(_ordered_five_counts(_deal_fives(draws, n), n)).pvalue > 1e-3
     left = np.random.default_rng(5).integers(0, 1 << 16, draws, dtype=np.int64)
     biased = np.zeros(draws, np.int64)
     for i in range(5):
