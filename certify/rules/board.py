@@ -24,7 +24,6 @@ turn-river pair x dealer hole: C(52,2) x C(50,3) x C(47,2) x C(45,2).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -36,6 +35,7 @@ import numpy as np
 
 from certify.analysis.par import ParSheet, WagerSheet
 from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _category_name, _fraction, _line_pays, settle_unit
+from certify.rules.board_streets import DecisionPoint
 from certify.rules.model import RulesSpec, ranking_categories
 
 DECK = 52
@@ -47,14 +47,7 @@ BOARD_STEPS = [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board",
 CYCLE = comb(52, 2) * comb(50, 3) * comb(47, 2) * comb(45, 2)
 
 
-@dataclass(frozen=True)
-class StageOptions:
-    """One decision's options, ordered by what they leave at risk (the tie-break order)."""
-
-    decide: str
-    names: tuple[str, ...]
-    kinds: tuple[int, ...]  # board_kernel.FOLD / CHECK / ADD
-    mults: tuple[Fraction, ...]  # the Play's multiple an ADD makes
+StageOptions = DecisionPoint  # one decision's options, by what they leave at risk (the tie-break order)
 
 
 @dataclass(frozen=True)
@@ -70,7 +63,7 @@ class BoardShape:
 def board_shape(spec: RulesSpec) -> BoardShape:
     """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
     from certify.rules import board_kernel as kernel
-    from certify.rules.board_streets import holdem_differences
+    from certify.rules.board_streets import decision_points, holdem_differences
 
     why = holdem_differences(spec, BOARD_STEPS, "a decision, a flop of 3, a decision, 2 more board cards, a last decision",
                              2, "the board cards face up (the decisions see them)")
@@ -99,20 +92,7 @@ def board_shape(spec: RulesSpec) -> BoardShape:
         why.append("no spec strategy (the analysis derives the strategy of every decision)")
     if why:
         raise ShapeError(f"{spec.name}: the board-shape analysis counts games with " + "; ".join(dict.fromkeys(why)))
-    stages = []
-    for d in decisions:
-        entries = []
-        for o in d.options:
-            if o.fold:
-                entries.append((Fraction(-1), o.name, kernel.FOLD, Fraction(0)))
-            elif o.add:
-                m = _fraction(o.add[play])
-                entries.append((m, o.name, kernel.ADD, m))
-            else:
-                entries.append((Fraction(0), o.name, kernel.CHECK, Fraction(0)))
-        entries.sort(key=lambda e: e[0])  # stable: listed order among equals
-        stages.append(StageOptions(d.decide, tuple(e[1] for e in entries), tuple(e[2] for e in entries),
-                                   tuple(e[3] for e in entries)))
+    stages = decision_points(spec)
     main = [n for n, w in spec.wagers.items() if w.made in ("unit", "with_unit")]
     stake = sum((Fraction(1) if spec.wagers[n].made == "unit" else _fraction(spec.wagers[n].multiple_of_unit))
                 for n in main)
@@ -200,7 +180,7 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
     game dealt from it: no flop table for the bulk kernel), or ``only``, the classes of the full
     deck to count (the others' counts are zero: the bulk kernel then plays only holes of these)."""
     from certify.rules import board_streets_kernel as kernel
-    from certify.rules.board_streets import HoleClass, showdown_code_batches
+    from certify.rules.board_streets import HoleClass, walk
 
     shape = board_shape(spec)
     base, unit, den = _scaled(shape)
@@ -213,16 +193,9 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
     deck = tuple(range(DECK)) if deck is None else tuple(deck)
     position = {card: i for i, card in enumerate(deck)}
     reps = np.array([sorted((position[classes[k].cards[0]], position[classes[k].cards[1]])) for k in counted], np.int64)
-    pre, flop, river = shape.stages
-    start, cpu = time.perf_counter(), time.process_time()
-    parts = []
-    for first, codes in showdown_code_batches(deck, reps, int(shape.qualify)):
-        parts.append(kernel.path_counts(codes, reps[first:first + len(codes)], np.array(deck, np.int64), base, unit,
-                                        np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
-                                        np.array(flop.kinds, np.int64), np.array([int(m) for m in flop.mults], np.int64),
-                                        int(-shape.stake * den), int(-shape.stake * den)))
-        del codes
-    per_rep = [np.concatenate(a) for a in zip(*parts)]
+    steps = tuple(st.cards for st in spec.deals("board"))
+    wc = walk(deck, reps, int(shape.qualify), shape.stages, base, unit, int(-shape.stake * den), steps)
+    per_rep = [wc.all_cells, *_stage_arrays(shape, wc), wc.check_value, wc.flop_choice]
     weights = np.array([classes[k].weight for k in counted], np.int64)
     out = []
     for a in per_rep[:6]:  # per class: the representative's counts times the class's holes
@@ -237,8 +210,35 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
         rep_cards = np.sort(np.array([c.cards for c in classes], np.int64), axis=1)
         flop_choice = kernel.flop_choice_table(flops, table, rep_cards, rep_choice, kernel.suit_permutations(deck)[0])
     per_hole = comb(len(deck) - 2, 3) * comb(len(deck) - 5, 2) * comb(len(deck) - 7, 2)
-    return BoardCounts(shape, den, classes, *out, time.perf_counter() - start, time.process_time() - cpu, flops,
-                       flop_choice, per_hole * int(weights.sum()))
+    return BoardCounts(shape, den, classes, *out, wc.seconds, wc.cpu_seconds, flops, flop_choice,
+                       per_hole * int(weights.sum()))
+
+
+def _stage_arrays(shape: BoardShape, wc) -> tuple[np.ndarray, ...]:
+    """The walk's paths (set 0) as the sheet reads them: ``flop_cells`` (rep, flop option, cell,
+    category: the Play made or the fold on the flop), ``river_cells`` (rep, river option, ...: the
+    flop checked), ``river_fold`` and ``flop_fold`` (rep, category)."""
+    from certify.rules import board_streets_kernel as kernel
+
+    _, flop, river = shape.stages
+    paths = wc.path_cells[:, 0]
+    n_reps, n_cat = paths.shape[0], paths.shape[-1]
+    flop_cells = np.zeros((n_reps, len(flop.names), kernel.N_CELLS, n_cat), np.int64)
+    river_cells = np.zeros((n_reps, len(river.names), kernel.N_CELLS, n_cat), np.int64)
+    river_fold = np.zeros((n_reps, n_cat), np.int64)
+    flop_fold = np.zeros((n_reps, n_cat), np.int64)
+    for path in range(paths.shape[1]):
+        taken = wc.path_of(path)
+        fo, ro = taken[flop.board_cards], taken[river.board_cards]
+        if ro is None and flop.kinds[fo] == kernel.ADD:
+            flop_cells[:, fo] += paths[:, path]
+        elif ro is None:
+            flop_fold += paths[:, path].sum(axis=1)
+        elif river.kinds[ro] == kernel.FOLD:
+            river_fold += paths[:, path].sum(axis=1)
+        else:
+            river_cells[:, ro] += paths[:, path]
+    return flop_cells, river_cells, river_fold, flop_fold
 
 
 _COUNTS: dict[tuple[str, bool], BoardCounts] = {}  # (spec JSON, computed under no_reads)
