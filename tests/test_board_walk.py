@@ -197,28 +197,29 @@ def test_a_wager_on_every_street_and_after_the_river_is_counted_exactly():
 
 
 # ---- shapes the walk cannot count: refused, naming the field ---------------------------------------
-def test_a_fold_after_a_wager_that_stands_is_refused_naming_skipped_when_made(tmp_path):
-    def fold_on_the_turn(d):  # Hold'em Bonus with a fold at the turn: the Flop bet would be lost with it
-        d["steps"][4]["options"].append({"name": "give_up", "fold": True})
-    spec = spec_copy(tmp_path, "texas_holdem_bonus", fold_on_the_turn)
-    with pytest.raises(ShapeError, match=r"steps\[4\] \(decide: turn\): a fold after a wager that does not end "
-                                         r"the decisions \(skipped_when_made\)"):
+def fold_on_the_turn(d):  # Hold'em Bonus with a fold at the turn: the Flop bet would be lost with it
+    d["steps"][4]["options"].append({"name": "give_up", "fold": True})
+
+
+def two_card_flop(d):
+    d["steps"][3]["cards"], d["steps"][5]["cards"] = 2, 3
+
+
+def river_not_skipped(d):
+    d["steps"][6]["skipped_when_made"] = []
+
+
+@pytest.mark.parametrize("name, change, reason", [
+    ("texas_holdem_bonus", fold_on_the_turn,
+     r"steps\[4\] \(decide: turn\): a fold after a wager that does not end the decisions \(skipped_when_made\)"),
+    ("ultimate_texas_holdem", two_card_flop,
+     r"steps\[4\] \(decide: flop\): one decision at most after each of 0, 3, 4 and 5 board cards \(here after 2\)"),
+    ("ultimate_texas_holdem", river_not_skipped,
+     r"option 'play_4x': every later decision or none lists 'play' in skipped_when_made")])
+def test_a_shape_the_walk_cannot_count_is_refused_naming_the_field(tmp_path, name, change, reason):
+    spec = spec_copy(tmp_path, name, change)
+    with pytest.raises(ShapeError, match=reason):
         board_streets.decision_points(spec)
-
-
-def test_a_decision_after_two_board_cards_is_refused_naming_the_step(tmp_path):
-    def two_card_flop(d):
-        d["steps"][3]["cards"], d["steps"][5]["cards"] = 2, 3
-    spec = spec_copy(tmp_path, "ultimate_texas_holdem", two_card_flop)
-    with pytest.raises(ShapeError, match=r"steps\[4\] \(decide: flop\): one decision at most after each of 0, 3, 4 "
-                                         r"and 5 board cards \(here after 2\)"):
-        board.board_shape(spec)
-
-
-def test_a_play_skipped_by_some_later_decisions_only_is_refused(tmp_path):
-    def river_not_skipped(d):
-        d["steps"][6]["skipped_when_made"] = []
-    spec = spec_copy(tmp_path, "ultimate_texas_holdem", river_not_skipped)
-    with pytest.raises(ShapeError, match=r"option 'play_4x': every later decision or none lists 'play' in "
-                                         r"skipped_when_made"):
-        board_streets.decision_points(spec)
+    if name == "ultimate_texas_holdem":
+        with pytest.raises(ShapeError, match=reason):
+            board.board_shape(spec)

@@ -438,9 +438,10 @@ def walk(deck: tuple[int, ...], reps: np.ndarray, qual: int, points: tuple[Decis
         parts.append(kernel.walk_counts(codes, reps[first:first + len(codes)], deck_array,
                                         np.asarray(base, np.int64) * scale, np.asarray(unit, np.int64), n_opts,
                                         kinds, mults, ends, int(fold_value) * scale, rule_rows, bool(prefer_risk),
-                                        bool(profile)))
+                                        bool(profile), 3 if int(qual) == 0 else kernel.N_CELLS))
         del codes
-    all_cells, path_cells, check_value, flop_choice, prof = (np.concatenate(a) for a in zip(*parts))
+    path_cells, check_value, flop_choice, prof = (np.concatenate(a) for a in zip(*parts))
+    all_cells = path_cells[:, 0].sum(axis=1)  # every chain takes one path of the derived strategy
     return WalkCounts(tuple(points), all_cells * multiplicity, path_cells * multiplicity,
                       check_value * multiplicity, flop_choice, prof, scale,
                       time.perf_counter() - start, time.process_time() - cpu)

@@ -422,7 +422,7 @@ def _flop_sum(sums, i0, i1, i2, m, binom):
 
 @njit(cache=True, parallel=True)
 def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_value, rule, prefer_risk,
-                with_profile):
+                with_profile, live_cells):
     """Per representative hole, the deals on each decision path, by (cell, category), from the codes
     of every board (``showdown_codes*`` with the dealer's qualifier).
 
@@ -437,12 +437,13 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
     and adds B, U and the value taken to its five 4-card boards; a 4-card board's option, then a
     flop's (from its 4-card boards: over its turn cards, halved without a turn decision, each board
     being reached twice), are the best by ``_best_option``. The second adds each board's cells to
-    the path its chains took. Returns ``all_cells`` (R, 6, 10: every chain), ``path_cells`` (R, set,
+    the path its chains took. Returns ``path_cells`` (R, set,
     path, 6, 10; path = ((flop option) x (turn option + 1) + turn option) x (river options + 1) +
     river option, a skipped level counted as its option count), ``check_value`` (R: the value W of
     the root's subtree, set 0), ``flop_choice`` (R, flop by the colex rank of its cards among the
     deck less the hole: set 0's option) and ``profile`` (R, level 3 / 4 / 5, player's category so
-    far, option: nodes taking it, set 0, when ``with_profile``)."""
+    far, option: nodes taking it, set 0, when ``with_profile``). ``live_cells``: 3 when the dealer
+    always qualifies (the cells NW, NT, NL are then empty), else 6."""
     n = deck.size
     binom = _binomials(n)
     m = n - 2
@@ -454,12 +455,19 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
     n_partial = (n_opts[1] if on3 else 1) * radix4
     n_paths = n_partial * radix5
     n_sets = 2 if rule.shape[0] else 1
-    chains = 20 if on3 and on4 else 10 if on3 else 5 if on4 else 1
     need_b = False  # a flop or turn option ending the decisions needs the boards' B summed
     for level in (1, 2):
         for o in range(n_opts[level]):
             if kinds[level, o] == ADD and ends[level, o]:
                 need_b = True
+    leaf_zero = not on5  # every board's value is 0 (no base, no decision after 5 cards): no sums of it
+    for c in range(N_CELLS):
+        for cat in range(base.shape[1]):
+            if base[c, cat] != 0:
+                leaf_zero = False
+    ended3 = np.zeros(MAX_OPTIONS, np.bool_)  # a flop option ending the decisions: the turn's skipped
+    for o in range(n_opts[1]):
+        ended3[o] = on4 and _ended(1, o, kinds, ends)
     partial_ended = np.zeros(n_partial, np.bool_)
     for f in range(n_partial):
         o3, p4 = f // radix4, f % radix4
@@ -469,7 +477,6 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
     fold3 = fold_value * ((m - 3) * (m - 4) if on4 else (m - 3) * (m - 4) // 2) * dealer_holes
     n_reps = reps.shape[0]
     n3, n4 = binom[m, 3], binom[m, 4]
-    all_cells = np.zeros((n_reps, N_CELLS, N_CATEGORIES), np.int64)
     path_cells = np.zeros((n_reps, n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
     check_value = np.zeros(n_reps, np.int64)
     flop_choice = np.zeros((n_reps, n3 if on3 else 0), np.int8)
@@ -487,6 +494,9 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
         choice3 = np.zeros((n_sets, n3 if on3 else 1), np.int8)
         choice4 = np.zeros((n_sets, n4 if on4 else 1), np.int8)
         local_profile = np.zeros((3, N_CATEGORIES, MAX_OPTIONS), np.int64)
+        local_paths = np.zeros((n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
+        leaf = np.zeros(binom[m, 5] if on5 else 1, np.int8)  # set 0's option after 5 cards, in walk order
+        bi = 0
         w0 = 0
         for i4 in range(4, m):  # the first walk: the boards' values, summed per 4-card board
             for i3 in range(3, i4):
@@ -498,12 +508,14 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                             cat = decode_cells(code, dealer_holes, cnt)
                             b = 0
                             u = 0
-                            for c in range(N_CELLS):
+                            for c in range(live_cells):
                                 b += cnt[c] * base[c, cat]
                                 u += cnt[c] * unit[c, cat]
                             w = b
                             if on5:
                                 o, w = _best_option(3, n_opts, kinds, mults, ends, fold5, b, u, b, prefer_risk)
+                                leaf[bi] = o
+                                bi += 1
                                 if with_profile:
                                     local_profile[2, cat, o] += 1
                             if mid:
@@ -512,7 +524,8 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                                     if need_b:
                                         sum_b[four[k]] += b
                                     sum_u[four[k]] += u
-                                    sum_w[four[k]] += w
+                                    if not leaf_zero:
+                                        sum_w[four[k]] += w
                             else:
                                 w0 += w
         categories = with_profile or n_sets > 1
@@ -577,12 +590,13 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                                     for f in (_rank3(i1, i2, i3, binom), _rank3(i0, i2, i3, binom),
                                               _rank3(i0, i1, i3, binom), _rank3(i0, i1, i2, binom)):
                                         o3 = choice3[s, f]
-                                        p = n_opts[2] if on4 and _ended(1, o3, kinds, ends) else p4
+                                        p = n_opts[2] if ended3[o3] else p4
                                         total += 1 << (PACK_BITS * (o3 * radix4 + p))
                                     packed[s, k] = total
                                 else:
                                     packed[s, k] = 1 << (PACK_BITS * p4)
-        halve = 2 if on3 and not on4 else 1
+        halve = 1 if on3 and not on4 else 0  # a shift: each (flop, board) packed twice without a turn decision
+        bi = 0
         for i4 in range(4, m):  # the second walk: each board's cells to the paths of its chains
             for i3 in range(3, i4):
                 for i2 in range(2, i3):
@@ -591,8 +605,6 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                             code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
                                                     to_deck[i4], binom)]
                             cat = decode_cells(code, dealer_holes, cnt)
-                            for c in range(N_CELLS):
-                                all_cells[r, c, cat] += chains * cnt[c]
                             if mid:
                                 _four_boards(i0, i1, i2, i3, i4, binom, four)
                             for s in range(n_sets):
@@ -604,24 +616,23 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                                 o5 = 0
                                 if on5:
                                     if s == 0:
-                                        b = 0
-                                        u = 0
-                                        for c in range(N_CELLS):
-                                            b += cnt[c] * base[c, cat]
-                                            u += cnt[c] * unit[c, cat]
-                                        o5, _ = _best_option(3, n_opts, kinds, mults, ends, fold5, b, u, b, prefer_risk)
+                                        o5 = leaf[bi]
                                     else:
                                         cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
                                         cards[3], cards[4] = deck[to_deck[i3]], deck[to_deck[i4]]
                                         o5 = _rule_option(rule, 3, h0, h1, cards, cat)
-                                for f in range(n_partial):
-                                    ways = ((total >> (PACK_BITS * f)) & 0xFF) // halve
-                                    if ways == 0:
-                                        continue
-                                    path = f * radix5 + ((n_opts[3] if partial_ended[f] else o5) if on5 else 0)
-                                    for c in range(N_CELLS):
-                                        path_cells[r, s, path, c, cat] += ways * cnt[c]
-    return all_cells, path_cells, check_value, flop_choice, profile
+                                f = 0
+                                while total:  # the (flop, turn) fields taken, lowest first
+                                    ways = (total & 0xFF) >> halve
+                                    if ways:
+                                        path = f * radix5 + ((n_opts[3] if partial_ended[f] else o5) if on5 else 0)
+                                        for c in range(live_cells):
+                                            local_paths[s, path, c, cat] += ways * cnt[c]
+                                    total >>= PACK_BITS
+                                    f += 1
+                            bi += 1
+        path_cells[r] = local_paths
+    return path_cells, check_value, flop_choice, profile
 
 
 @njit(cache=True, inline="always")
