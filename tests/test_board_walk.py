@@ -220,6 +220,6 @@ def test_a_shape_the_walk_cannot_count_is_refused_naming_the_field(tmp_path, nam
     spec = spec_copy(tmp_path, name, change)
     with pytest.raises(ShapeError, match=reason):
         board_streets.decision_points(spec)
-    if name == "ultimate_texas_holdem":
-        with pytest.raises(ShapeError, match=reason):
+    if name == "ultimate_texas_holdem":  # the one-Play shape's own check may name the field first
+        with pytest.raises(ShapeError, match=reason if change is two_card_flop else "skipped_when_made"):
             board.board_shape(spec)
