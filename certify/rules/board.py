@@ -24,7 +24,6 @@ turn-river pair x dealer hole: C(52,2) x C(50,3) x C(47,2) x C(45,2).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -36,7 +35,8 @@ import numpy as np
 
 from certify.analysis.par import ParSheet, WagerSheet
 from certify.rules.analysis import LOSS, NQ, TIE, WIN, ShapeError, _category_name, _fraction, _line_pays, settle_unit
-from certify.rules.model import RulesSpec, ranking_categories
+from certify.rules.board_streets import DecisionPoint
+from certify.rules.model import DealStep, RulesSpec, ranking_categories
 
 DECK = 52
 CELL_NAMES = ("win, dealer qualifies", "tie, dealer qualifies", "lose, dealer qualifies",
@@ -45,21 +45,46 @@ _RESULT = (WIN, TIE, LOSS, WIN, TIE, LOSS)
 STAGES = ("preflop", "flop", "river")  # the decisions, by board cards seen: 0, 3, 5
 BOARD_STEPS = [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 2), ("decide",)]  # after the holes
 CYCLE = comb(52, 2) * comb(50, 3) * comb(47, 2) * comb(45, 2)
+SEEN = {3: "flop", 4: "four board cards", 5: "board"}  # what a decision after so many board cards sees
 
 
-@dataclass(frozen=True)
-class StageOptions:
-    """One decision's options, ordered by what they leave at risk (the tie-break order)."""
+StageOptions = DecisionPoint  # one decision's options, by what they leave at risk (the tie-break order)
 
-    decide: str
-    names: tuple[str, ...]
-    kinds: tuple[int, ...]  # board_kernel.FOLD / CHECK / ADD
-    mults: tuple[Fraction, ...]  # the Play's multiple an ADD makes
+
+def board_steps(spec: RulesSpec) -> tuple[int, ...]:
+    """The sizes of the board deals, in order ((3, 2) for Ultimate Texas Hold'em)."""
+    return tuple(s.cards for s in spec.deals("board"))
+
+
+def cycle_of(spec: RulesSpec, deck_size: int = DECK) -> int:
+    """Player hole x the board in each order its deal steps give x dealer hole."""
+    from certify.rules.board_streets import _orders
+
+    m = deck_size - 2
+    return comb(deck_size, 2) * comb(m, 5) * _orders(board_steps(spec)) * comb(m - 5, 2)
+
+
+def cycle_text(spec: RulesSpec) -> str:
+    if board_steps(spec) == (3, 2):
+        return f"player hole x flop x turn-river x dealer hole = C(52,2) x C(50,3) x C(47,2) x C(45,2) = {CYCLE:,}"
+    return (f"player hole x board dealt {' + '.join(map(str, board_steps(spec)))} (each deal unordered) x dealer "
+            f"hole = {cycle_of(spec):,}")
+
+
+def stages_of(shape: "BoardShape") -> tuple[StageOptions, StageOptions | None, StageOptions]:
+    """(first, middle or None, last) decision."""
+    return shape.stages[0], shape.stages[1] if len(shape.stages) == 3 else None, shape.stages[-1]
+
+
+def last_fold_event(last: StageOptions) -> str:
+    from certify.rules import board_streets_kernel as kernel
+
+    return f"{last.names[last.kinds.index(kernel.FOLD)]} ({last.decide})" if kernel.FOLD in last.kinds else "fold"
 
 
 @dataclass(frozen=True)
 class BoardShape:
-    stages: tuple[StageOptions, StageOptions, StageOptions]
+    stages: tuple[StageOptions, ...]  # the first decision, then one or two more (board_cards: 3, 4 or 5)
     play: str  # the decision wager
     stake: Fraction  # the unit and with-unit wagers, in unit wagers: what a fold loses
     base: tuple  # base[cell][category]: their net, Fractions
@@ -70,16 +95,21 @@ class BoardShape:
 def board_shape(spec: RulesSpec) -> BoardShape:
     """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
     from certify.rules import board_kernel as kernel
-    from certify.rules.board_streets import holdem_differences
+    from certify.rules.board_streets import decision_points, holdem_differences
 
-    why = holdem_differences(spec, BOARD_STEPS, "a decision, a flop of 3, a decision, 2 more board cards, a last decision",
-                             2, "the board cards face up (the decisions see them)")
+    later = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps[2:]]
+    if any(k[:2] not in (("decide",), ("deal", "board")) for k in later) or sum(k[2] for k in later if k[0] == "deal") != 5 \
+            or not later or later[0] != ("decide",) or len(spec.decisions) not in (2, 3):
+        later = BOARD_STEPS  # the reason is then named against the common shape
+    why = holdem_differences(spec, later, "a decision, the 5 board cards in steps with one or two more decisions "
+                             "between them or after them (as a flop of 3, a decision, 2 more board cards, a last "
+                             "decision)", len(spec.deals("board")), "the board cards face up (the decisions see them)")
     decision_wagers = [n for n, w in spec.wagers.items() if w.made == "decision"]
     if len(decision_wagers) != 1:
         why.append("one decision wager (the Play)")
     play = decision_wagers[0] if decision_wagers else ""
     decisions = spec.decisions
-    for d in decisions[1:] if len(decisions) == 3 else []:
+    for d in decisions[1:] if len(decisions) in (2, 3) else []:
         if play not in d.skipped_when_made:
             why.append(f"one Play a hand: the later decisions skipped_when_made: [{play}]")
     for d in decisions:
@@ -99,20 +129,7 @@ def board_shape(spec: RulesSpec) -> BoardShape:
         why.append("no spec strategy (the analysis derives the strategy of every decision)")
     if why:
         raise ShapeError(f"{spec.name}: the board-shape analysis counts games with " + "; ".join(dict.fromkeys(why)))
-    stages = []
-    for d in decisions:
-        entries = []
-        for o in d.options:
-            if o.fold:
-                entries.append((Fraction(-1), o.name, kernel.FOLD, Fraction(0)))
-            elif o.add:
-                m = _fraction(o.add[play])
-                entries.append((m, o.name, kernel.ADD, m))
-            else:
-                entries.append((Fraction(0), o.name, kernel.CHECK, Fraction(0)))
-        entries.sort(key=lambda e: e[0])  # stable: listed order among equals
-        stages.append(StageOptions(d.decide, tuple(e[1] for e in entries), tuple(e[2] for e in entries),
-                                   tuple(e[3] for e in entries)))
+    stages = decision_points(spec)
     main = [n for n, w in spec.wagers.items() if w.made in ("unit", "with_unit")]
     stake = sum((Fraction(1) if spec.wagers[n].made == "unit" else _fraction(spec.wagers[n].multiple_of_unit))
                 for n in main)
@@ -200,7 +217,7 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
     game dealt from it: no flop table for the bulk kernel), or ``only``, the classes of the full
     deck to count (the others' counts are zero: the bulk kernel then plays only holes of these)."""
     from certify.rules import board_streets_kernel as kernel
-    from certify.rules.board_streets import HoleClass, showdown_code_batches
+    from certify.rules.board_streets import HoleClass, walk
 
     shape = board_shape(spec)
     base, unit, den = _scaled(shape)
@@ -213,16 +230,8 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
     deck = tuple(range(DECK)) if deck is None else tuple(deck)
     position = {card: i for i, card in enumerate(deck)}
     reps = np.array([sorted((position[classes[k].cards[0]], position[classes[k].cards[1]])) for k in counted], np.int64)
-    pre, flop, river = shape.stages
-    start, cpu = time.perf_counter(), time.process_time()
-    parts = []
-    for first, codes in showdown_code_batches(deck, reps, int(shape.qualify)):
-        parts.append(kernel.path_counts(codes, reps[first:first + len(codes)], np.array(deck, np.int64), base, unit,
-                                        np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
-                                        np.array(flop.kinds, np.int64), np.array([int(m) for m in flop.mults], np.int64),
-                                        int(-shape.stake * den), int(-shape.stake * den)))
-        del codes
-    per_rep = [np.concatenate(a) for a in zip(*parts)]
+    wc = walk(deck, reps, int(shape.qualify), shape.stages, base, unit, int(-shape.stake * den), board_steps(spec))
+    per_rep = [wc.all_cells, *_stage_arrays(shape, wc), wc.check_value, wc.flop_choice]
     weights = np.array([classes[k].weight for k in counted], np.int64)
     out = []
     for a in per_rep[:6]:  # per class: the representative's counts times the class's holes
@@ -230,15 +239,44 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
         full[counted] = a * weights.reshape((-1,) + (1,) * (a.ndim - 1))
         out.append(full)
     flops = flop_choice = None
-    if len(deck) == DECK:
+    if len(deck) == DECK and [d.board_cards for d in shape.stages] == [0, 3, 5]:  # the bulk kernel's tables
         flops = canonical_flops()[0]
         rep_choice = np.full((len(classes), comb(DECK - 2, 3)), -1, np.int8)
         rep_choice[counted] = per_rep[6]
         rep_cards = np.sort(np.array([c.cards for c in classes], np.int64), axis=1)
         flop_choice = kernel.flop_choice_table(flops, table, rep_cards, rep_choice, kernel.suit_permutations(deck)[0])
-    per_hole = comb(len(deck) - 2, 3) * comb(len(deck) - 5, 2) * comb(len(deck) - 7, 2)
-    return BoardCounts(shape, den, classes, *out, time.perf_counter() - start, time.process_time() - cpu, flops,
-                       flop_choice, per_hole * int(weights.sum()))
+    per_hole = cycle_of(spec, len(deck)) // comb(len(deck), 2)
+    return BoardCounts(shape, den, classes, *out, wc.seconds, wc.cpu_seconds, flops, flop_choice,
+                       per_hole * int(weights.sum()))
+
+
+def _stage_arrays(shape: BoardShape, wc) -> tuple[np.ndarray, ...]:
+    """The walk's paths (set 0) as the sheet reads them: ``flop_cells`` (rep, flop option, cell,
+    category: the Play made or the fold on the flop), ``river_cells`` (rep, river option, ...: the
+    flop checked), ``river_fold`` and ``flop_fold`` (rep, category)."""
+    from certify.rules import board_streets_kernel as kernel
+
+    _, flop, river = stages_of(shape)
+    paths = wc.path_cells[:, 0]
+    n_reps, n_cat = paths.shape[0], paths.shape[-1]
+    flop_cells = np.zeros((n_reps, len(flop.names) if flop else 0, kernel.N_CELLS, n_cat), np.int64)
+    river_cells = np.zeros((n_reps, len(river.names), kernel.N_CELLS, n_cat), np.int64)
+    river_fold = np.zeros((n_reps, n_cat), np.int64)
+    flop_fold = np.zeros((n_reps, n_cat), np.int64)
+    for path in range(paths.shape[1]):
+        if not paths[:, path].any():
+            continue  # a path no deal takes (the river skipped with no Play to skip it)
+        taken = wc.path_of(path)
+        fo, ro = taken[flop.board_cards] if flop else None, taken[river.board_cards]
+        if ro is None and flop.kinds[fo] == kernel.ADD:
+            flop_cells[:, fo] += paths[:, path]
+        elif ro is None:
+            flop_fold += paths[:, path].sum(axis=1)
+        elif river.kinds[ro] == kernel.FOLD:
+            river_fold += paths[:, path].sum(axis=1)
+        else:
+            river_cells[:, ro] += paths[:, path]
+    return flop_cells, river_cells, river_fold, flop_fold
 
 
 _COUNTS: dict[tuple[str, bool], BoardCounts] = {}  # (spec JSON, computed under no_reads)
@@ -258,14 +296,15 @@ def counts_of(spec: RulesSpec) -> BoardCounts:
     if key not in _COUNTS:
         def compute():
             bc = count(spec)
-            return {name: getattr(bc, name) for name in _COUNT_ARRAYS}, {"seconds": bc.seconds,
+            return {name: getattr(bc, name) for name in _COUNT_ARRAYS if getattr(bc, name) is not None}, {"seconds": bc.seconds,
                                                                           "cpu_seconds": bc.cpu_seconds}
 
         arrays, values, _ = cached_tables("board-counts", spec, compute)
         shape = board_shape(spec)
         _COUNTS[key] = BoardCounts(shape, _scaled(shape)[2], hole_class_table()[1],
-                                   **{name: arrays[name] for name in _COUNT_ARRAYS},
-                                   seconds=float(values["seconds"]), cpu_seconds=float(values["cpu_seconds"]))
+                                   **{name: arrays.get(name) for name in _COUNT_ARRAYS},
+                                   seconds=float(values["seconds"]), cpu_seconds=float(values["cpu_seconds"]),
+                                   deals=cycle_of(spec))
     return _COUNTS[key]
 
 
@@ -347,7 +386,7 @@ def played_cells(bc: BoardCounts) -> tuple[dict[tuple, list], int]:
     the river) the (cell, category) arrays played on it, and the river folds."""
     from certify.rules import board_kernel as kernel
 
-    pre, flop, river = bc.shape.stages
+    pre, flop, river = stages_of(bc.shape)
     by_path: dict[tuple, list] = {}
     river_folds = np.zeros(bc.river_fold.shape[1], np.int64)
     for k, ch in enumerate(preflop_choices(bc)):
@@ -355,13 +394,13 @@ def played_cells(bc: BoardCounts) -> tuple[dict[tuple, list], int]:
         if kind == kernel.ADD:
             by_path.setdefault((pre.names[ch.option], m), []).append(bc.all_cells[k])
         elif kind == kernel.FOLD:
-            by_path.setdefault(("fold (preflop)", None), []).append(bc.all_cells[k])
+            by_path.setdefault((f"fold ({pre.decide})", None), []).append(bc.all_cells[k])
         else:
-            for o, (fk, fm) in enumerate(zip(flop.kinds, flop.mults)):
+            for o, (fk, fm) in enumerate(zip(flop.kinds, flop.mults) if flop else ()):
                 if fk == kernel.ADD:
                     by_path.setdefault((flop.names[o], fm), []).append(bc.flop_cells[k, o])
             if bc.flop_fold[k].any():
-                by_path.setdefault(("fold (flop)", None), []).append(bc.flop_fold[k][None, :])
+                by_path.setdefault((f"fold ({flop.decide})", None), []).append(bc.flop_fold[k][None, :])
             for o, (rk, rm) in enumerate(zip(river.kinds, river.mults)):
                 if rk != kernel.FOLD:
                     by_path.setdefault((river.names[o], rm), []).append(bc.river_cells[k, o])
@@ -386,7 +425,7 @@ def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerShee
 
     shape = bc.shape
     categories = ranking_categories(spec.ranking)
-    pre, flop, river = shape.stages
+    pre, flop, river = stages_of(shape)
     choices = preflop_choices(bc)
     zero = np.zeros_like(bc.all_cells[0])
     by_path, river_folds = played_cells(bc)
@@ -397,18 +436,18 @@ def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerShee
             events.append((label, -shape.stake, int(sum(int(p.sum()) for p in parts)), shape.stake))
         else:
             events += _events(label, cells, m, shape, categories)
-    events.append((f"{river.names[river.kinds.index(kernel.FOLD)]} (river)" if kernel.FOLD in river.kinds else "fold",
+    events.append((last_fold_event(river),
                    -shape.stake, river_folds, shape.stake))
     events = [e for e in events if e[2]]
     table, chart = _strategy_report(bc, choices)
     sheet = WagerSheet.from_combinations(
         "main game", events,
-        strategy=(f"optimal (derived): at '{pre.decide}' per starting hand, at '{flop.decide}' per hole and "
-                  f"flop, at '{river.decide}' per hole and board, the option of highest exact expectation "
-                  "against the dealer's unseen hand (on a tie, the one leaving less at risk)"),
+        strategy=(f"optimal (derived): at '{pre.decide}' per starting hand, "
+                  + "".join(f"at '{d.decide}' per hole and {SEEN[d.board_cards]}, " for d in (flop, river) if d)
+                  + "the option of highest exact expectation against the dealer's unseen hand (on a tie, the one "
+                    "leaving less at risk)"),
         strategy_table=table, strategy_chart=chart,
-        notes=(f"amounts per unit wager ({spec.unit}); cycle: player hole x flop x turn-river x dealer hole = "
-               f"C(52,2) x C(50,3) x C(47,2) x C(45,2) = {CYCLE:,}",))
+        notes=(f"amounts per unit wager ({spec.unit}); cycle: {cycle_text(spec)}",))
     if full and sheet.cycle != bc.deals:
         raise ShapeError(f"cycle {sheet.cycle} != {bc.deals}: the counting is wrong")
     return sheet
@@ -418,7 +457,7 @@ def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[lis
     from certify.cards import RANKS
     from certify.rules import board_kernel as kernel
 
-    pre, flop, river = bc.shape.stages
+    pre, flop, river = stages_of(bc.shape)
     table = []
     for k, ch in enumerate(choices):
         per_hole = max(1, int(bc.all_cells[k].sum()))  # the class's deals: C(50,3) x C(47,2) x C(45,2) a hole
@@ -427,7 +466,7 @@ def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[lis
             row[f"ev_{name}"] = float(v)
             row[f"ev_{name}_exact"] = str(v)
         if pre.kinds[ch.option] == kernel.CHECK:
-            for o, name in enumerate(flop.names):
+            for o, name in enumerate(flop.names if flop else ()):
                 if flop.kinds[o] == kernel.ADD:
                     row[f"{name}_rate"] = float(Fraction(int(bc.flop_cells[k, o].sum()), per_hole))
             for o, name in enumerate(river.names):
@@ -476,7 +515,7 @@ def side_sheets(spec: RulesSpec, bc: BoardCounts) -> list[WagerSheet]:
         out.append(WagerSheet.from_combinations(
             name, events, strategy="none: paid on the player's own hand"
             + ("" if p.paid_on_fold else " (lost on a fold, as the derived strategy folds)"),
-            notes=(f"per deal of the main game's cycle ({CYCLE:,})",)))
+            notes=(f"per deal of the main game's cycle ({cycle_of(spec):,})",)))
     return out
 
 
@@ -533,6 +572,10 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     bc = counts_of(spec) if bc is None else bc
     shape = bc.shape
     base, unit, den = _scaled(shape)
+    if [d.board_cards for d in shape.stages] != [0, 3, 5]:
+        raise KernelError(f"{spec.name}: the board shape's bulk kernel plays decisions before the flop, on the flop "
+                          f"and on the river; this game decides after {[d.board_cards for d in shape.stages]} board cards "
+                          "(its exact sheet is counted: certify analyze)")
     pre, flop, river = shape.stages
     categories = ranking_categories(spec.ranking)
     sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == N_CANONICAL_FLOPS)
@@ -552,8 +595,8 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
 
     def fold_at(label: str) -> int:
         return names.index(label) if label in names else -1
-    fold_name = f"{river.names[river.kinds.index(kernel.FOLD)]} (river)" if kernel.FOLD in river.kinds else "fold"
-    folds = np.array([fold_at("fold (preflop)"), fold_at("fold (flop)"), fold_at(fold_name)], np.int64)
+    folds = np.array([fold_at(f"fold ({pre.decide})"), fold_at(f"fold ({flop.decide})"), fold_at(last_fold_event(river))],
+                     np.int64)
     table, _ = hole_class_table()
     class_option = np.array([ch.option for ch in preflop_choices(bc)], np.int64)
     lookup, perm, perms = flop_lookup(bc.flops if bc.flops is not None else canonical_flops()[0])

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
-from math import comb
+from math import comb, factorial, lcm
 from typing import Any
 
 import numpy as np
@@ -275,6 +275,178 @@ def _grid_order(name: str) -> int:
     return [c.name for c in hole_classes()].index(name)
 
 
+# ---- the walk: decision points as data ----------------------------------------------------------
+FOLD, CHECK, ADD = 0, 1, 2  # option kinds (board_streets_kernel's)
+BOARD_LEVELS = (0, 3, 4, 5)  # board cards seen at the decision points the walk takes
+
+
+@dataclass(frozen=True)
+class DecisionPoint:
+    """One decision of a board game: its options ordered by what they leave at risk (the tie-break
+    order: fold, check, then the adds by multiple), their kinds (FOLD / CHECK / ADD), the multiple of
+    the unit wager each add makes, the board cards seen (0, 3, 4 or 5) and, per option, whether it
+    ends the decisions (an add whose wager every later decision lists in ``skipped_when_made``)."""
+
+    decide: str
+    names: tuple[str, ...]
+    kinds: tuple[int, ...]
+    mults: tuple[Fraction, ...]
+    board_cards: int = 0
+    ends: tuple[bool, ...] = ()
+
+
+def decision_points(spec: RulesSpec) -> tuple[DecisionPoint, ...]:
+    """The spec's decisions as the walk takes them (``ShapeError`` naming the field it cannot count):
+    one decision before the flop and at most one after each of 3, 4 and 5 board cards; options that
+    fold, check or add one decision wager; a fold only where no wager made before it can stand (an
+    add before it ends the decisions, ``skipped_when_made``)."""
+    why, points, seen, wagers_added = [], [], 0, []
+    decisions = [(i, s) for i, s in enumerate(spec.steps) if isinstance(s, DecideStep)]
+    for i, step in enumerate(spec.steps):
+        if isinstance(step, DealStep) and step.deal == "board":
+            seen += step.cards
+        if not isinstance(step, DecideStep):
+            continue
+        where = f"steps[{i}] (decide: {step.decide})"
+        if seen not in BOARD_LEVELS or any(p.board_cards == seen for p in points):
+            why.append(f"{where}: one decision at most after each of 0, 3, 4 and 5 board cards (here after {seen})")
+        later = [s for j, s in decisions if j > i]
+        entries = []
+        for o in step.options:
+            if o.pull_back or o.replace or len(o.add) > 1 or (o.add and spec.wagers.get(next(iter(o.add))) is None):
+                why.append(f"{where}: option {o.name!r} folds, checks or adds one decision wager")
+                continue
+            if o.fold:
+                entries.append((Fraction(-1), o.name, FOLD, Fraction(0), True))
+                continue
+            if not o.add:
+                entries.append((Fraction(0), o.name, CHECK, Fraction(0), False))
+                continue
+            (wager, m), = o.add.items()
+            skipped = [wager in s.skipped_when_made for s in later]
+            if any(skipped) and not all(skipped):
+                why.append(f"{where}: option {o.name!r}: every later decision or none lists {wager!r} in skipped_when_made")
+            m = _fraction(m)
+            if m <= 0:
+                why.append(f"{where}: option {o.name!r} adds a positive multiple")
+            entries.append((m, o.name, ADD, m, all(skipped) and bool(later)))
+            wagers_added.append(wager)
+        if any(e[2] == FOLD for e in entries) and any(not p.ends[o] and k == ADD for p in points
+                                                        for o, k in enumerate(p.kinds)):
+            why.append(f"{where}: a fold after a wager that does not end the decisions (skipped_when_made)")
+        entries.sort(key=lambda e: e[0])  # stable: listed order among equals
+        points.append(DecisionPoint(step.decide, tuple(e[1] for e in entries), tuple(e[2] for e in entries),
+                                    tuple(e[3] for e in entries), seen, tuple(e[4] for e in entries)))
+    if not points or points[0].board_cards != 0:
+        why.append("steps: a decision before the board")
+    n_opts = {p.board_cards: len(p.names) for p in points}
+    if n_opts.get(3, 1) * (n_opts[4] + 1 if 4 in n_opts else 1) > MAX_PARTIAL_PATHS:
+        why.append(f"steps: at most {MAX_PARTIAL_PATHS} (flop option, turn option or none) pairs")
+    for p in points:
+        if len(p.names) > MAX_OPTIONS:
+            why.append(f"decide: {p.decide}: at most {MAX_OPTIONS} options")
+    settles = {spec.wagers[w].settle.model_dump_json() for w in wagers_added if w in spec.wagers}
+    if len(settles) > 1:
+        why.append("the decision wagers settled alike (one net per unit: " + ", ".join(dict.fromkeys(wagers_added)) + ")")
+    if why:
+        raise ShapeError(f"{spec.name}: the board walk counts games with " + "; ".join(dict.fromkeys(why)))
+    return tuple(points)
+
+
+MAX_OPTIONS, MAX_PARTIAL_PATHS = 8, 8  # board_streets_kernel's
+
+
+@dataclass(frozen=True)
+class WalkCounts:
+    """What the walk counts per representative hole, in deals of the spec's cycle (each board reached
+    in every order its deal steps allow): ``all_cells`` (rep, cell, category) every deal; ``path_cells``
+    (rep, set, path, cell, category) the deals of each decision path below the root (set 0 the derived
+    strategy, set 1 the spec rule's; ``path_of`` reads a path); ``check_value`` (rep) the derived value
+    of the decisions below the root (scaled by the caller's denominator); ``flop_choice`` (rep, flop) the
+    derived flop option; ``profile`` (rep, level 3 / 4 / 5, category so far, option) nodes taking it."""
+
+    points: tuple[DecisionPoint, ...]
+    all_cells: np.ndarray
+    path_cells: np.ndarray
+    check_value: np.ndarray
+    flop_choice: np.ndarray
+    profile: np.ndarray
+    value_scale: int  # check_value's extra scale: the lcm of the multiples' denominators (1: whole multiples)
+    seconds: float
+    cpu_seconds: float
+
+    def path_of(self, path: int) -> dict[int, int | None]:
+        """The option taken at each decision point below the root on ``path`` (by board cards
+        seen), None where the decisions had ended."""
+        by_level = {p.board_cards: p for p in self.points[1:]}
+        radix = {level: (len(by_level[level].names) + (0 if level == 3 else 1)) if level in by_level else 1
+                 for level in (3, 4, 5)}
+        out = {}
+        for level in (5, 4, 3):
+            digit = path % radix[level]
+            path //= radix[level]
+            if level in by_level:
+                out[level] = None if digit == len(by_level[level].names) else digit
+        return dict(sorted(out.items()))
+
+
+def _orders(board_steps: tuple[int, ...]) -> int:
+    """The orders a board is dealt in by steps of these sizes: 5! / prod(size!)."""
+    out = factorial(sum(board_steps))
+    for s in board_steps:
+        out //= factorial(s)
+    return out
+
+
+def walk(deck: tuple[int, ...], reps: np.ndarray, qual: int, points: tuple[DecisionPoint, ...], base: np.ndarray,
+         unit: np.ndarray, fold_value: int, board_steps: tuple[int, ...], rule: np.ndarray | None = None,
+         prefer_risk: bool = False, profile: bool = False) -> WalkCounts:
+    """The one walk (``board_streets_kernel.walk_counts``) over ``deck`` (card codes) for the player holes
+    ``reps`` (deck indices), the dealer qualifying from value ``qual`` (0: always): the decisions of
+    ``points`` below the root (by backward induction: the option of highest value, on a tie the one
+    leaving less at risk, or more with ``prefer_risk``) and, when ``rule`` (4, 4) is given, the spec
+    rule's. ``base`` / ``unit`` (6 cells x categories) the net of the main wagers and per multiple of the
+    decision wagers, ``fold_value`` a fold's net per deal, all scaled alike; ``board_steps`` the sizes of
+    the board deals (the cycle's order of dealing)."""
+    from certify.rules import board_streets_kernel as kernel
+
+    levels = [p.board_cards for p in points]
+    done, cuts = 0, {0}
+    for s in board_steps:
+        done += s
+        cuts.add(done)
+    if done != 5 or not set(levels) <= cuts:
+        raise ShapeError(f"board steps {board_steps} do not give 5 cards with decisions after {levels}")
+    n_opts = np.zeros(kernel.N_LEVELS, np.int64)
+    kinds = np.zeros((kernel.N_LEVELS, kernel.MAX_OPTIONS), np.int64)
+    mults = np.zeros((kernel.N_LEVELS, kernel.MAX_OPTIONS), np.int64)
+    ends = np.zeros((kernel.N_LEVELS, kernel.MAX_OPTIONS), np.int64)
+    scale = lcm(*(m.denominator for p in points for m in p.mults))  # whole multiples: values scaled alike
+    for p in points[1:]:
+        level = BOARD_LEVELS.index(p.board_cards)
+        n_opts[level] = len(p.names)
+        kinds[level, :len(p.kinds)] = p.kinds
+        mults[level, :len(p.mults)] = [int(m * scale) for m in p.mults]
+        ends[level, :len(p.ends)] = p.ends
+    chains = {(True, True): 20, (True, False): 10, (False, True): 5, (False, False): 1}[(3 in levels, 4 in levels)]
+    multiplicity = _orders(tuple(board_steps)) // chains
+    rule_rows = np.zeros((0, 4), np.int64) if rule is None else np.asarray(rule, np.int64)
+    start, cpu = time.perf_counter(), time.process_time()
+    deck_array = np.array(deck, np.int64)
+    parts = []
+    for first, codes in showdown_code_batches(deck, reps, int(qual)):
+        parts.append(kernel.walk_counts(codes, reps[first:first + len(codes)], deck_array,
+                                        np.asarray(base, np.int64) * scale, np.asarray(unit, np.int64), n_opts,
+                                        kinds, mults, ends, int(fold_value) * scale, rule_rows, bool(prefer_risk),
+                                        bool(profile), 3 if int(qual) == 0 else kernel.N_CELLS))
+        del codes
+    path_cells, check_value, flop_choice, prof = (np.concatenate(a) for a in zip(*parts))
+    all_cells = path_cells[:, 0].sum(axis=1)  # every chain takes one path of the derived strategy
+    return WalkCounts(tuple(points), all_cells * multiplicity, path_cells * multiplicity,
+                      check_value * multiplicity, flop_choice, prof, scale,
+                      time.perf_counter() - start, time.process_time() - cpu)
+
+
 # ---- the heavy part: showdown counts under the Turn / River decisions ---------------------------
 @dataclass(frozen=True)
 class DecisionCounts:
@@ -302,12 +474,18 @@ def deals_per_hole(deck_size: int) -> int:
     return comb(m, 3) * (m - 3) * (m - 4) * comb(m - 5, 2)
 
 
+STREET_POINTS = (DecisionPoint("preflop", ("fold", "bet"), (FOLD, ADD), (Fraction(0), Fraction(1)), 0, (True, False)),
+                 DecisionPoint("turn", ("check", "bet"), (CHECK, ADD), (Fraction(0), Fraction(1)), 3, (False, False)),
+                 DecisionPoint("river", ("check", "bet"), (CHECK, ADD), (Fraction(0), Fraction(1)), 4, (False, False)))
+
+
 def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]], weights: list[int],
                             names: list[str], ante_category: int, win_pays: Fraction,
                             rule: SpecStreetRule | None = None,
                             bet_when_indifferent: bool = False) -> DecisionCounts:
-    """Run the kernel passes over ``deck`` (card codes) for the given player holes (card codes):
-    the showdown counts once, then the optimal decisions and, if given, the spec rule's.
+    """The walk (``walk``) over ``deck`` (card codes) for the given player holes (card codes), with the
+    street shape's decision points (``STREET_POINTS``: each later wager decided alone, by the sign of
+    its wins x ``win_pays`` - losses; the multiples do not change it) and, if given, the spec rule's.
 
     A Turn or River wager whose expected value is exactly zero changes nothing but the variance and
     the average wager: by default it is not made; ``bet_when_indifferent`` makes it."""
@@ -317,23 +495,34 @@ def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]],
         raise ValueError(f"a hold'em deal needs 9 cards, the deck has {len(deck)}")
     position = {card: i for i, card in enumerate(deck)}
     reps = np.array([[position[a], position[b]] for a, b in holes], dtype=np.int64)
-    deck_array = np.array(deck, dtype=np.int64)
     win_pays = Fraction(win_pays)
-    start = time.perf_counter()
-    rule_args = np.zeros(0, np.int64) if rule is None else np.array(
-        [rule.turn_category, rule.river_category, rule.straight_category], np.int64)
-    parts = []
-    for first, codes in showdown_code_batches(deck, reps, 0):  # no qualifier
-        parts.append(kernel.decision_counts(codes, reps[first:first + len(codes)], deck_array, int(ante_category),
-                                            win_pays.numerator, win_pays.denominator,
-                                            0 if bet_when_indifferent else 1, rule_args))
-        del codes
-    counts, profile, rule_counts = (np.concatenate(a) for a in zip(*parts))
-    if rule is None:
-        rule_counts = None
+    unit = np.zeros((kernel.N_CELLS, kernel.N_CATEGORIES), np.int64)  # no qualifier: the Q cells only
+    unit[0] = win_pays.numerator  # QW: won, scaled by the denominator of win_pays
+    unit[2] = -win_pays.denominator  # QL: lost
+    rule_rows = None if rule is None else np.array(
+        [[0, 0, 0, 0], [rule.turn_category, 1, 0, rule.straight_category],
+         [rule.river_category, 1, 0, rule.straight_category], [0, 0, 0, 0]], np.int64)
+    wc = walk(tuple(deck), reps, 0, STREET_POINTS, np.zeros_like(unit), unit, 0, (3, 1, 1), rule_rows,
+              bet_when_indifferent, profile=True)
+    sets = [_street_counts(wc.path_cells[:, s], ante_category) for s in range(wc.path_cells.shape[1])]
+    profile = np.stack([wc.profile[:, :2].sum(axis=3), wc.profile[:, :2, :, 1]], axis=3)  # (seen, bets)
     return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
-                          names=tuple(names), counts=counts, deals_per_hole=deals_per_hole(len(deck)),
-                          seconds=time.perf_counter() - start, rule_counts=rule_counts, profile=profile)
+                          names=tuple(names), counts=sets[0], deals_per_hole=deals_per_hole(len(deck)),
+                          seconds=wc.seconds, rule_counts=sets[1] if rule is not None else None, profile=profile)
+
+
+def _street_counts(path_cells: np.ndarray, ante_category: int) -> np.ndarray:
+    """(hole, 2 x Turn bet + River bet, WIN_STRONG / WIN_WEAK / TIE / LOSE) from the walk's paths
+    (turn option x 3 + river option; no qualifier: the cells QW, QT, QL)."""
+    out = np.zeros((path_cells.shape[0], 4, 4), np.int64)
+    for turn in range(2):
+        for river in range(2):
+            cells = path_cells[:, 3 * turn + river]
+            out[:, 2 * turn + river, WIN_STRONG] = cells[:, 0, ante_category:].sum(axis=1)
+            out[:, 2 * turn + river, WIN_WEAK] = cells[:, 0, :ante_category].sum(axis=1)
+            out[:, 2 * turn + river, TIE] = cells[:, 1].sum(axis=1)
+            out[:, 2 * turn + river, LOSE] = cells[:, 2].sum(axis=1)
+    return out
 
 
 CODES_BYTES = 1 << 31  # the memory one batch of showdown codes may take

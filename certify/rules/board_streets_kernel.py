@@ -10,16 +10,12 @@ Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game
    those that qualify (value at least the dealer's qualifier; 0: all do), how many qualify, below /
    equal among those that do not. One int64 code per (player hole, board) with the player's category
    (``decode_cells``: the six cells QW, QT, QL, NW, NT, NL).
-2. A walk per representative hole over every board the rest of the deck makes, taking the decisions:
-   - ``decision_counts`` (a wager on each street, no qualifier): the optimal River decision per 4-card
-     board (bet iff wins > losses over river and dealer hole) and Turn decision per flop; each bet adds
-     one unit won or lost on the same showdown, so the two are independent. It returns per hole the
-     deals (flop, ordered turn and river, dealer hole) in each (bets made, result) cell; the first
-     wager and the preflop decision are applied outside. The same walk counts the spec's simple
-     strategy (bet with a category or better when a hole card plays), which the simulation plays.
-   - ``path_counts`` (one Play made before the flop, on the flop or on the river): the river option per
-     board, the flop option per flop, by the exact value ``B + m x U`` of a path over the six cells;
-     it returns the deals of each path by (cell, category), the preflop decision taken outside.
+2. One walk (``walk_counts``) per representative hole over every board the rest of the deck makes,
+   taking the decisions given as data: decision points after 0, 3, 4 and 5 board cards, each with
+   its options (fold, check, add a multiple of the unit wager, ending the decisions or not), by
+   backward induction over the exact values ``B + R x U`` (R: the decision wagers made); the same
+   walk counts a spec strategy of category thresholds. Texas Hold'em Bonus (a wager on each street,
+   decisions after 0, 3, 4) and Ultimate Texas Hold'em (one Play, after 0, 3, 5) are two inputs of it.
 
 Boards are indexed by their colex rank: the board {i0 < i1 < i2 < i3 < i4} (deck indices) has
 index C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5).
@@ -47,8 +43,6 @@ NOT_DEALT = -1  # code for a board that shares a card with the player's hole
 
 # Result columns of the decision counts.
 WIN_STRONG, WIN_WEAK, TIE, LOSE = 0, 1, 2, 3
-# Bet-pattern rows: 2 * (turn bet made) + (river bet made).
-N_PATTERNS, N_RESULTS = 4, 4
 
 
 def binomial_table(n_max: int = 52, k_max: int = 5) -> np.ndarray:
@@ -260,104 +254,6 @@ def _rank4(w, x, y, z, binom):
 
 
 @njit(cache=True)
-def _net(code, dealer_holes, win_num, win_den):
-    """(win_num / win_den) * wins - losses, scaled by win_den: the sign of a raise's EV."""
-    wins = code & COUNT_MASK
-    ties = (code >> TIE_SHIFT) & COUNT_MASK
-    return win_num * wins - win_den * (dealer_holes - wins - ties)
-
-
-@njit(cache=True)
-def _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net):
-    """Fill river_net (per 4-card board) and turn_net (per flop) with the summed wins - losses.
-
-    One walk over the boards adds each board to its five 4-card boards; a flop's sum is then half
-    the sum over its 4-card boards (each board of the flop is reached through either of its turn
-    and river cards)."""
-    m = to_deck.size
-    river_net[:] = 0
-    four = np.empty(5, np.int64)
-    for i4 in range(4, m):
-        j4 = to_deck[i4]
-        for i3 in range(3, i4):
-            j3 = to_deck[i3]
-            for i2 in range(2, i3):
-                j2 = to_deck[i2]
-                for i1 in range(1, i2):
-                    j1 = to_deck[i1]
-                    for i0 in range(i1):
-                        d = _net(row[_board_index(to_deck[i0], j1, j2, j3, j4, binom)], dealer_holes, win_num, win_den)
-                        _four_boards(i0, i1, i2, i3, i4, binom, four)
-                        for k in range(5):
-                            river_net[four[k]] += d
-    for i2 in range(2, m):
-        for i1 in range(1, i2):
-            for i0 in range(i1):
-                turn_net[_rank3(i0, i1, i2, binom)] = _flop_sum(river_net, i0, i1, i2, m, binom)
-
-
-@njit(cache=True)
-def four_board_patterns(m, binom, turn_bet3, river_bet4, out):
-    """out[rank of a 4-card board] = river bet (0 / 1) + 2 x the Turn bets made on its four flops
-    (0..4): all a board needs to know of the decisions, whichever of its cards came last."""
-    for i3 in range(3, m):
-        for i2 in range(2, i3):
-            for i1 in range(1, i2):
-                for i0 in range(i1):
-                    turns = (turn_bet3[_rank3(i1, i2, i3, binom)] + turn_bet3[_rank3(i0, i2, i3, binom)]
-                             + turn_bet3[_rank3(i0, i1, i3, binom)] + turn_bet3[_rank3(i0, i1, i2, binom)])
-                    k = _rank4(i0, i1, i2, i3, binom)
-                    out[k] = river_bet4[k] + 2 * turns
-
-
-@njit(cache=True)
-def _hole_counts(row, to_deck, binom, dealer_holes, min_category, patterns4, counts):
-    """Add, per board, the deals of each (bets made, result) cell under each set s of decisions
-    (``patterns4[s]`` from ``four_board_patterns``) into ``counts[s]``. One walk over the boards
-    serves every set (the optimal and the spec's).
-
-    A board is dealt as a 4-card board plus the river (5 ways), the 4-card board as a flop plus the
-    turn (4 ways): the River bet is the 4-card board's, the Turn bet the flop's."""
-    m = to_deck.size
-    n_sets = patterns4.shape[0]
-    four = np.empty(5, dtype=np.int64)  # the 4-card boards without each position
-    patterns = np.empty(N_PATTERNS, dtype=np.int64)
-    for i4 in range(4, m):
-        for i3 in range(3, i4):
-            for i2 in range(2, i3):
-                for i1 in range(1, i2):
-                    for i0 in range(i1):
-                        code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
-                                                to_deck[i4], binom)]
-                        wins = code & COUNT_MASK
-                        ties = (code >> TIE_SHIFT) & COUNT_MASK
-                        strong = (code >> CATEGORY_SHIFT) >= min_category
-                        losses = dealer_holes - wins - ties
-                        _four_boards(i0, i1, i2, i3, i4, binom, four)
-                        for s in range(n_sets):
-                            patterns[:] = 0
-                            for k in range(5):
-                                x = patterns4[s, four[k]]
-                                river, turns = x & 1, x >> 1
-                                patterns[2 + river] += turns
-                                patterns[river] += 4 - turns
-                            _add_cells(counts[s], patterns, strong, wins, ties, losses)
-
-
-@njit(cache=True, inline="always")
-def _add_cells(counts, patterns, strong, wins, ties, losses):
-    for pat in range(N_PATTERNS):
-        c = patterns[pat]
-        if c:
-            if strong:
-                counts[pat, WIN_STRONG] += c * wins
-            else:
-                counts[pat, WIN_WEAK] += c * wins
-            counts[pat, TIE] += c * ties
-            counts[pat, LOSE] += c * losses
-
-
-@njit(cache=True)
 def _binomials(n):
     binom = np.zeros((n + 1, 6), dtype=np.int64)
     for a in range(n + 1):
@@ -407,73 +303,7 @@ def street_categories(deck, h0, h1, to_deck, binom):
     return flop_category, turn_category
 
 
-@njit(cache=True)
-def _profile(flop_category, turn_category, turn_bet3, river_bet4, out):
-    """out[street, category, 0] += situations, out[street, category, 1] += bets made
-    (street 0: Turn bet, seen the flop; street 1: River bet, seen the turn)."""
-    for k in range(flop_category.size):
-        out[0, flop_category[k], 0] += 1
-        out[0, flop_category[k], 1] += turn_bet3[k]
-    for k in range(turn_category.size):
-        out[1, turn_category[k], 0] += 1
-        out[1, turn_category[k], 1] += river_bet4[k]
-
-
 N_CATEGORIES = 10
-
-
-@njit(cache=True, parallel=True)
-def decision_counts(codes, reps, deck, min_category, win_num, win_den, min_net, rule):
-    """Per representative hole, deals in each (bet pattern, result) cell under the optimal Turn /
-    River decisions and, when ``rule`` is given, under the spec strategy's: two walks over the
-    boards per hole (the decisions, then the counts of both strategies at once) and one table of
-    the player's category per flop and 4-card board, shared by the profile and the rule.
-
-    ``codes`` comes from ``showdown_codes`` over ``all_boards(deck.size)`` with no qualifier; the
-    Ante pays on a win from ``min_category`` up (WIN_STRONG); winning raises pay
-    win_num / win_den to 1. River bet iff (win_num * wins - win_den * losses) summed over river and
-    dealer hole is >= min_net; Turn bet iff the same sum over turn, river and dealer hole is >= min_net.
-    min_net=1 bets only when it gains; min_net=0 also bets when indifferent (the same EV).
-    ``rule``: (turn category, river category, straight category) of the spec strategy, or an
-    empty array for none. Returns ``counts`` (R, 4, 4): [hole, 2 * turn_bet + river_bet,
-    WIN_STRONG / WIN_WEAK / TIE / LOSE], each cell a number of (flop, turn, river, dealer hole)
-    deals; ``profile`` (R, 2, 10, 2): per street (Turn, River) and the player's category so far,
-    [boards seen, bets]; ``rule_counts`` (R, 4, 4) (zeros without a rule)."""
-    n = deck.size
-    binom = _binomials(n)
-    m = n - 2
-    dealer_holes = (m - 5) * (m - 6) // 2
-    n_sets = 2 if rule.size else 1
-    counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
-    rule_counts = np.zeros((reps.shape[0], N_PATTERNS, N_RESULTS), dtype=np.int64)
-    profile = np.zeros((reps.shape[0], 2, N_CATEGORIES, 2), dtype=np.int64)
-    for r in prange(reps.shape[0]):
-        to_deck = _rest_of_deck(reps, r, n)
-        h0, h1 = deck[reps[r, 0]], deck[reps[r, 1]]
-        river_net = np.zeros(binom[m, 4], dtype=np.int64)
-        turn_net = np.zeros(binom[m, 3], dtype=np.int64)
-        row = codes[r]
-        _hole_decisions(row, to_deck, binom, dealer_holes, win_num, win_den, river_net, turn_net)
-        river_bets = np.zeros((n_sets, binom[m, 4]), dtype=np.int64)
-        turn_bets = np.zeros((n_sets, binom[m, 3]), dtype=np.int64)
-        river_bets[0] = (river_net >= min_net).astype(np.int64)
-        turn_bets[0] = (turn_net >= min_net).astype(np.int64)
-        flop_category, turn_category = street_categories(deck, h0, h1, to_deck, binom)
-        if rule.size:
-            rule_decisions(deck, h0, h1, to_deck, binom, flop_category, turn_category, rule[0], rule[1],
-                           rule[2], turn_bets[1], river_bets[1])
-        patterns4 = np.empty((n_sets, binom[m, 4]), dtype=np.int64)
-        for s in range(n_sets):
-            four_board_patterns(m, binom, turn_bets[s], river_bets[s], patterns4[s])
-        local = np.zeros((n_sets, N_PATTERNS, N_RESULTS), dtype=np.int64)
-        _hole_counts(row, to_deck, binom, dealer_holes, min_category, patterns4, local)
-        counts[r] = local[0]
-        if rule.size:
-            rule_counts[r] = local[1]
-        local_profile = np.zeros((2, N_CATEGORIES, 2), dtype=np.int64)
-        _profile(flop_category, turn_category, turn_bets[0], river_bets[0], local_profile)
-        profile[r] = local_profile
-    return counts, profile, rule_counts
 
 
 @njit(cache=True)
@@ -490,46 +320,30 @@ def hole_plays_rule(h0, h1, board, category, straight_category):
     return False
 
 
-@njit(cache=True)
-def rule_decisions(deck, h0, h1, to_deck, binom, flop_category, four_category, turn_category,
-                   river_category, straight_category, turn_bet3, river_bet4):
-    """The spec strategy's Turn bet per flop and River bet per 4-card board (rep-space ranks),
-    from the player's categories there (``street_categories``), into turn_bet3 / river_bet4."""
-    m = to_deck.size
-    board = np.empty(4, dtype=np.int64)
-    for i2 in range(2, m):
-        for i1 in range(1, i2):
-            for i0 in range(i1):
-                k = _rank3(i0, i1, i2, binom)
-                board[0], board[1], board[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
-                turn_bet3[k] = flop_category[k] >= turn_category and hole_plays_rule(
-                    h0, h1, board[:3], flop_category[k], straight_category)
-    for i3 in range(3, m):
-        for i2 in range(2, i3):
-            for i1 in range(1, i2):
-                for i0 in range(i1):
-                    k = _rank4(i0, i1, i2, i3, binom)
-                    board[0], board[1] = deck[to_deck[i0]], deck[to_deck[i1]]
-                    board[2], board[3] = deck[to_deck[i2]], deck[to_deck[i3]]
-                    river_bet4[k] = four_category[k] >= river_category and hole_plays_rule(
-                        h0, h1, board, four_category[k], straight_category)
-
-
-# ---------------------------------------------------------------- decisions on one Play
-# The board shape of ``certify.rules.board`` (Ultimate Texas Hold'em): a Play made once, before
-# the flop, on the flop or on the river (or a fold), settled with the other main wagers on one
-# showdown against the dealer. A path's net is linear in the Play's multiple m: over a (hole,
-# board)'s six cells, ``B + m x U`` with B = sum cells x base[cell, category] and U = sum cells x
-# unit[cell, category] (integers, scaled by the sheet's common denominator).
+# ---------------------------------------------------------------- the walk: decisions on the board
+# One backward induction for every board game of the rules model: decision points after 0 (the root,
+# decided per starting-hand class outside), 3, 4 and 5 board cards, as data. The main wagers are
+# settled on one showdown against the dealer, so a deal's net is linear in R, the decision wagers'
+# multiples made so far: over a (hole, board)'s six cells, ``B + R x U`` with B = sum cells x
+# base[cell, category] and U = sum cells x unit[cell, category] (integers, scaled by the sheet's
+# common denominator). An option folds (losing the stake), checks, or adds m to R and either ends
+# the decisions (Ultimate Texas Hold'em's Play: the later decisions are skipped once it is made) or
+# not (Texas Hold'em Bonus: a wager on each street). A fold is never reachable once R > 0 (the
+# Python caller refuses such rules), so every node's value is R x (sum U) + W with W independent of
+# R: the decisions do not depend on the wagers made before them, and one table per level serves
+# every root option.
 FOLD, CHECK, ADD = 0, 1, 2  # option kinds
-MAX_FLOP_OPTIONS = 7  # a board's count of each flop option is packed 8 bits an option
+N_LEVELS = 4  # decision levels by board cards seen: 0 (root), 3, 4, 5
+MAX_OPTIONS = 8
+MAX_PARTIAL_PATHS = 8  # (flop option, turn option) pairs: packed 8 bits each in an int64 per 4-card board
+PACK_BITS = 8
 
 
 @njit(cache=True)
 def _board_value(code, dealer_holes, base, unit, river_kind, river_mult, fold_river, cnt):
     """(category, B, U, river option, its value) of one (hole, board); the cells into ``cnt``.
     Options are listed by stake ascending, so the strict comparison keeps the one leaving less at
-    risk on a tie in expectation."""
+    risk on a tie in expectation (the river option table of ``board_sim`` reads it)."""
     cat = decode_cells(code, dealer_holes, cnt)
     b = 0
     u = 0
@@ -552,9 +366,47 @@ def _board_value(code, dealer_holes, base, unit, river_kind, river_mult, fold_ri
 
 
 @njit(cache=True)
+def _best_option(level, n_opts, kinds, mults, ends, fold_v, sum_b, sum_u, cont_w, prefer_risk):
+    """(option, value) at a node of ``level``: fold ``fold_v``; check ``cont_w`` (the children's
+    values); add m ending the decisions ``sum_b + m x sum_u``, not ending ``m x sum_u + cont_w``.
+    Options are listed by stake ascending: on a tie the first (least at risk) is kept, the last
+    with ``prefer_risk``."""
+    best_o = -1
+    best_v = 0
+    for o in range(n_opts[level]):
+        k = kinds[level, o]
+        if k == FOLD:
+            v = fold_v
+        elif k == CHECK:
+            v = cont_w
+        elif ends[level, o]:
+            v = sum_b + mults[level, o] * sum_u
+        else:
+            v = mults[level, o] * sum_u + cont_w
+        if best_o < 0 or v > best_v or (prefer_risk and v == best_v):
+            best_o = o
+            best_v = v
+    return best_o, best_v
+
+
+@njit(cache=True)
+def _ended(level, o, kinds, ends):
+    """Whether option o of ``level`` ends the decisions (a fold, or an add ending them)."""
+    return kinds[level, o] == FOLD or (kinds[level, o] == ADD and ends[level, o] != 0)
+
+
+@njit(cache=True)
+def _rule_option(rule, level, h0, h1, board, category):
+    """The spec strategy's option at ``level``: rule[level] = (category at least, option then,
+    option else, straight category: a hole card must play below it, 0: no hole card asked)."""
+    if category >= rule[level, 0] and hole_plays_rule(h0, h1, board, category, rule[level, 3]):
+        return rule[level, 1]
+    return rule[level, 2]
+
+
+@njit(cache=True)
 def _flop_sum(sums, i0, i1, i2, m, binom):
-    """A flop's sum over its boards, from per-4-card-board sums (each board of the flop is reached
-    through two of them: the flop with its turn, the flop with its river)."""
+    """A flop's sum over its 4-card boards (the flop with each turn card)."""
     total = 0
     for t in range(m):
         if t < i0:
@@ -565,120 +417,222 @@ def _flop_sum(sums, i0, i1, i2, m, binom):
             total += sums[_rank4(i0, i1, t, i2, binom)]
         elif t > i2:
             total += sums[_rank4(i0, i1, i2, t, binom)]
-    return total // 2
+    return total
 
 
 @njit(cache=True, parallel=True)
-def path_counts(codes, reps, deck, base, unit, river_kind, river_mult, flop_kind, flop_mult, fold_river, fold_flop):
-    """Per representative hole, the deals (flop, turn-river pair, dealer hole) on each path of the
-    derived river and flop decisions, by (cell, category), from the codes of every board
-    (``showdown_codes*`` with the dealer's qualifier).
+def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_value, rule, prefer_risk,
+                with_profile, live_cells):
+    """Per representative hole, the deals on each decision path, by (cell, category), from the codes
+    of every board (``showdown_codes*`` with the dealer's qualifier).
 
-    Two walks over the boards per hole. The first values each board (its river option by the exact
-    expectation over the dealer's holes) and adds B, U and the river value taken to its five 4-card
-    boards; a flop's sums are then read from its 4-card boards, and its option is the best of the
-    fold (``fold_flop`` per deal), the check (the river values) and each Play (B + m x U). The
-    second adds each board's cells to the paths its ten flops took. Returns ``all_cells`` (R, 6,
-    10: every deal, for a Play made preflop), ``flop_cells`` (R, flop option, 6, 10), ``river_cells``
-    (R, river option, 6, 10: flops checked), ``river_fold`` and ``flop_fold`` (R, 10: deals folded,
-    by category), ``check_value`` (R: the value of checking preflop) and ``flop_choice`` (R, flop by
-    the colex rank of its cards among the deck less the hole: the flop option taken)."""
+    Decision levels 0, 3, 4, 5 (board cards seen): ``n_opts[level]`` options (0: no decision there;
+    the root's are the caller's), ``kinds`` / ``mults`` / ``ends`` (N_LEVELS, MAX_OPTIONS) by stake
+    ascending; ``fold_value`` per deal (scaled). ``rule`` (N_LEVELS, 4) plays the spec strategy as a
+    second set of decisions (``_rule_option``; shape (0, 4): none). Counted in chains: per board,
+    each way to pick its cards seen at the decision levels 3 and 4 (20 with both, 10 or 5 with one,
+    1 with neither); the caller scales to the spec's deal order.
+
+    Two walks over the boards per hole. The first values each board (its level-5 option, if any)
+    and adds B, U and the value taken to its five 4-card boards; a 4-card board's option, then a
+    flop's (from its 4-card boards: over its turn cards, halved without a turn decision, each board
+    being reached twice), are the best by ``_best_option``. The second adds each board's cells to
+    the path its chains took. Returns ``path_cells`` (R, set,
+    path, 6, 10; path = ((flop option) x (turn option + 1) + turn option) x (river options + 1) +
+    river option, a skipped level counted as its option count), ``check_value`` (R: the value W of
+    the root's subtree, set 0), ``flop_choice`` (R, flop by the colex rank of its cards among the
+    deck less the hole: set 0's option) and ``profile`` (R, level 3 / 4 / 5, player's category so
+    far, option: nodes taking it, set 0, when ``with_profile``). ``live_cells``: 3 when the dealer
+    always qualifies (the cells NW, NT, NL are then empty), else 6."""
     n = deck.size
     binom = _binomials(n)
     m = n - 2
     dealer_holes = (m - 5) * (m - 6) // 2
-    boards_per_flop = (m - 3) * (m - 4) // 2
+    on3, on4, on5 = n_opts[1] > 0, n_opts[2] > 0, n_opts[3] > 0
+    mid = on3 or on4
+    radix4 = n_opts[2] + 1 if on4 else 1
+    radix5 = n_opts[3] + 1 if on5 else 1
+    n_partial = (n_opts[1] if on3 else 1) * radix4
+    n_paths = n_partial * radix5
+    n_sets = 2 if rule.shape[0] else 1
+    need_b = False  # a flop or turn option ending the decisions needs the boards' B summed
+    for level in (1, 2):
+        for o in range(n_opts[level]):
+            if kinds[level, o] == ADD and ends[level, o]:
+                need_b = True
+    leaf_zero = not on5  # every board's value is 0 (no base, no decision after 5 cards): no sums of it
+    for c in range(N_CELLS):
+        for cat in range(base.shape[1]):
+            if base[c, cat] != 0:
+                leaf_zero = False
+    ended3 = np.zeros(MAX_OPTIONS, np.bool_)  # a flop option ending the decisions: the turn's skipped
+    for o in range(n_opts[1]):
+        ended3[o] = on4 and _ended(1, o, kinds, ends)
+    partial_ended = np.zeros(n_partial, np.bool_)
+    for f in range(n_partial):
+        o3, p4 = f // radix4, f % radix4
+        partial_ended[f] = (on3 and _ended(1, o3, kinds, ends)) or (on4 and p4 < n_opts[2] and _ended(2, p4, kinds, ends))
+    fold5 = fold_value * dealer_holes
+    fold4 = fold_value * (m - 4) * dealer_holes
+    fold3 = fold_value * ((m - 3) * (m - 4) if on4 else (m - 3) * (m - 4) // 2) * dealer_holes
     n_reps = reps.shape[0]
-    n_flop, n_river = flop_kind.size, river_kind.size
-    all_cells = np.zeros((n_reps, N_CELLS, N_CATEGORIES), np.int64)
-    flop_cells = np.zeros((n_reps, n_flop, N_CELLS, N_CATEGORIES), np.int64)
-    river_cells = np.zeros((n_reps, n_river, N_CELLS, N_CATEGORIES), np.int64)
-    river_fold = np.zeros((n_reps, N_CATEGORIES), np.int64)
-    flop_fold = np.zeros((n_reps, N_CATEGORIES), np.int64)
+    n3, n4 = binom[m, 3], binom[m, 4]
+    path_cells = np.zeros((n_reps, n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
     check_value = np.zeros(n_reps, np.int64)
-    flop_choice = np.empty((n_reps, binom[m, 3]), np.int8)
+    flop_choice = np.zeros((n_reps, n3 if on3 else 0), np.int8)
+    profile = np.zeros((n_reps, 3, N_CATEGORIES, MAX_OPTIONS), np.int64)
     for r in prange(n_reps):
         to_deck = _rest_of_deck(reps, r, n)
         row = codes[r]
+        h0, h1 = deck[reps[r, 0]], deck[reps[r, 1]]
         cnt = np.zeros(N_CELLS, np.int64)
-        sum_b = np.zeros(binom[m, 4], np.int64)
-        sum_u = np.zeros(binom[m, 4], np.int64)
-        sum_v = np.zeros(binom[m, 4], np.int64)
         four = np.empty(5, np.int64)
-        for i4 in range(4, m):
+        cards = np.empty(5, np.int64)
+        sum_b = np.zeros(n4 if need_b else 1, np.int64)
+        sum_u = np.zeros(n4 if mid else 1, np.int64)
+        sum_w = np.zeros(n4 if mid else 1, np.int64)
+        choice3 = np.zeros((n_sets, n3 if on3 else 1), np.int8)
+        choice4 = np.zeros((n_sets, n4 if on4 else 1), np.int8)
+        local_profile = np.zeros((3, N_CATEGORIES, MAX_OPTIONS), np.int64)
+        local_paths = np.zeros((n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
+        leaf = np.zeros(binom[m, 5] if on5 else 1, np.int8)  # set 0's option after 5 cards, in walk order
+        bi = 0
+        w0 = 0
+        for i4 in range(4, m):  # the first walk: the boards' values, summed per 4-card board
             for i3 in range(3, i4):
                 for i2 in range(2, i3):
                     for i1 in range(1, i2):
                         for i0 in range(i1):
                             code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
                                                     to_deck[i4], binom)]
-                            _, b, u, _, v = _board_value(code, dealer_holes, base, unit, river_kind, river_mult,
-                                                         fold_river, cnt)
-                            _four_boards(i0, i1, i2, i3, i4, binom, four)
-                            for k in range(5):
-                                sum_b[four[k]] += b
-                                sum_u[four[k]] += u
-                                sum_v[four[k]] += v
-        value = 0
-        for i2 in range(2, m):
-            for i1 in range(1, i2):
-                for i0 in range(i1):
-                    best_o = -1
-                    best_v = 0
-                    for o in range(n_flop):
-                        if flop_kind[o] == FOLD:
-                            v = fold_flop * dealer_holes * boards_per_flop
-                        elif flop_kind[o] == CHECK:
-                            v = _flop_sum(sum_v, i0, i1, i2, m, binom)
-                        else:
-                            v = _flop_sum(sum_b, i0, i1, i2, m, binom) + flop_mult[o] * _flop_sum(
-                                sum_u, i0, i1, i2, m, binom)
-                        if best_o < 0 or v > best_v:
-                            best_o = o
-                            best_v = v
-                    flop_choice[r, _rank3(i0, i1, i2, binom)] = best_o
-                    value += best_v
-        check_value[r] = value
-        taken = sum_b  # reused: per 4-card board, its four flops' options, 8 bits an option
-        for i3 in range(3, m):
-            for i2 in range(2, i3):
+                            cat = decode_cells(code, dealer_holes, cnt)
+                            b = 0
+                            u = 0
+                            for c in range(live_cells):
+                                b += cnt[c] * base[c, cat]
+                                u += cnt[c] * unit[c, cat]
+                            w = b
+                            if on5:
+                                o, w = _best_option(3, n_opts, kinds, mults, ends, fold5, b, u, b, prefer_risk)
+                                leaf[bi] = o
+                                bi += 1
+                                if with_profile:
+                                    local_profile[2, cat, o] += 1
+                            if mid:
+                                _four_boards(i0, i1, i2, i3, i4, binom, four)
+                                for k in range(5):
+                                    if need_b:
+                                        sum_b[four[k]] += b
+                                    sum_u[four[k]] += u
+                                    if not leaf_zero:
+                                        sum_w[four[k]] += w
+                            else:
+                                w0 += w
+        categories = with_profile or n_sets > 1
+        if mid and categories:
+            flop_category, four_category = street_categories(deck, h0, h1, to_deck, binom)
+        else:
+            flop_category = np.zeros(1, np.int8)
+            four_category = np.zeros(1, np.int8)
+        if on4:  # the turn decision per 4-card board; its value replaces the sum of its boards'
+            for i3 in range(3, m):
+                for i2 in range(2, i3):
+                    for i1 in range(1, i2):
+                        for i0 in range(i1):
+                            k = _rank4(i0, i1, i2, i3, binom)
+                            o, w = _best_option(2, n_opts, kinds, mults, ends, fold4, sum_b[k] if need_b else 0,
+                                                sum_u[k], sum_w[k], prefer_risk)
+                            choice4[0, k] = o
+                            sum_w[k] = w
+                            if not on3:
+                                w0 += w
+                            if categories:
+                                cat = four_category[k]
+                                if with_profile:
+                                    local_profile[1, cat, o] += 1
+                                if n_sets > 1:
+                                    cards[0], cards[1] = deck[to_deck[i0]], deck[to_deck[i1]]
+                                    cards[2], cards[3] = deck[to_deck[i2]], deck[to_deck[i3]]
+                                    choice4[1, k] = _rule_option(rule, 2, h0, h1, cards[:4], cat)
+        if on3:  # the flop decision, from its 4-card boards (each board twice without a turn decision)
+            halve = 1 if on4 else 2
+            for i2 in range(2, m):
                 for i1 in range(1, i2):
                     for i0 in range(i1):
-                        taken[_rank4(i0, i1, i2, i3, binom)] = (
-                            (1 << (8 * flop_choice[r, _rank3(i1, i2, i3, binom)]))
-                            + (1 << (8 * flop_choice[r, _rank3(i0, i2, i3, binom)]))
-                            + (1 << (8 * flop_choice[r, _rank3(i0, i1, i3, binom)]))
-                            + (1 << (8 * flop_choice[r, _rank3(i0, i1, i2, binom)])))
-        for i4 in range(4, m):
+                        k = _rank3(i0, i1, i2, binom)
+                        sb = _flop_sum(sum_b, i0, i1, i2, m, binom) // halve if need_b else 0
+                        su = _flop_sum(sum_u, i0, i1, i2, m, binom) // halve
+                        sw = _flop_sum(sum_w, i0, i1, i2, m, binom) // halve
+                        o, w = _best_option(1, n_opts, kinds, mults, ends, fold3, sb, su, sw, prefer_risk)
+                        choice3[0, k] = o
+                        flop_choice[r, k] = o
+                        w0 += w
+                        if categories:
+                            cat = flop_category[k]
+                            if with_profile:
+                                local_profile[0, cat, o] += 1
+                            if n_sets > 1:
+                                cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
+                                choice3[1, k] = _rule_option(rule, 1, h0, h1, cards[:3], cat)
+        check_value[r] = w0
+        profile[r] = local_profile
+        packed = np.zeros((n_sets, n4 if mid else 1), np.int64)  # per 4-card board and set: its chains'
+        if mid:  # (flop, turn) options, 8 bits each
+            for i3 in range(3, m):
+                for i2 in range(2, i3):
+                    for i1 in range(1, i2):
+                        for i0 in range(i1):
+                            k = _rank4(i0, i1, i2, i3, binom)
+                            for s in range(n_sets):
+                                p4 = choice4[s, k] if on4 else 0
+                                if on3:
+                                    total = 0
+                                    for f in (_rank3(i1, i2, i3, binom), _rank3(i0, i2, i3, binom),
+                                              _rank3(i0, i1, i3, binom), _rank3(i0, i1, i2, binom)):
+                                        o3 = choice3[s, f]
+                                        p = n_opts[2] if ended3[o3] else p4
+                                        total += 1 << (PACK_BITS * (o3 * radix4 + p))
+                                    packed[s, k] = total
+                                else:
+                                    packed[s, k] = 1 << (PACK_BITS * p4)
+        halve = 1 if on3 and not on4 else 0  # a shift: each (flop, board) packed twice without a turn decision
+        bi = 0
+        for i4 in range(4, m):  # the second walk: each board's cells to the paths of its chains
             for i3 in range(3, i4):
                 for i2 in range(2, i3):
                     for i1 in range(1, i2):
                         for i0 in range(i1):
                             code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
                                                     to_deck[i4], binom)]
-                            cat, _, _, ro, _ = _board_value(code, dealer_holes, base, unit, river_kind, river_mult,
-                                                            fold_river, cnt)
-                            _four_boards(i0, i1, i2, i3, i4, binom, four)
-                            packed = 0
-                            for k in range(5):
-                                packed += taken[four[k]]  # each flop of the board twice
-                            for c in range(N_CELLS):
-                                all_cells[r, c, cat] += 10 * cnt[c]
-                            for o in range(n_flop):
-                                ways = ((packed >> (8 * o)) & 0xFF) // 2
-                                if ways == 0:
-                                    continue
-                                if flop_kind[o] == ADD:
-                                    for c in range(N_CELLS):
-                                        flop_cells[r, o, c, cat] += ways * cnt[c]
-                                elif flop_kind[o] == FOLD:
-                                    flop_fold[r, cat] += ways * dealer_holes
-                                elif river_kind[ro] == FOLD:
-                                    river_fold[r, cat] += ways * dealer_holes
-                                else:
-                                    for c in range(N_CELLS):
-                                        river_cells[r, ro, c, cat] += ways * cnt[c]
-    return all_cells, flop_cells, river_cells, river_fold, flop_fold, check_value, flop_choice
+                            cat = decode_cells(code, dealer_holes, cnt)
+                            if mid:
+                                _four_boards(i0, i1, i2, i3, i4, binom, four)
+                            for s in range(n_sets):
+                                total = 1
+                                if mid:
+                                    total = 0
+                                    for k in range(5):
+                                        total += packed[s, four[k]]
+                                o5 = 0
+                                if on5:
+                                    if s == 0:
+                                        o5 = leaf[bi]
+                                    else:
+                                        cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
+                                        cards[3], cards[4] = deck[to_deck[i3]], deck[to_deck[i4]]
+                                        o5 = _rule_option(rule, 3, h0, h1, cards, cat)
+                                f = 0
+                                while total:  # the (flop, turn) fields taken, lowest first
+                                    ways = (total & 0xFF) >> halve
+                                    if ways:
+                                        path = f * radix5 + ((n_opts[3] if partial_ended[f] else o5) if on5 else 0)
+                                        for c in range(live_cells):
+                                            local_paths[s, path, c, cat] += ways * cnt[c]
+                                    total >>= PACK_BITS
+                                    f += 1
+                            bi += 1
+        path_cells[r] = local_paths
+    return path_cells, check_value, flop_choice, profile
 
 
 @njit(cache=True, inline="always")
