@@ -84,6 +84,7 @@ class _Stages:
         self.compiles: dict[str, list[float]] = {}
         self.kernels: dict[str, set[str]] = {}
         self.by_kernel: dict[tuple[str, str], float] = {}  # (stage, top-level kernel): compile CPU
+        self.shape_errors: list[str] = []  # top-level kernels that compiled an array-to-slice copy's error path
         self.t0 = self.c0 = 0.0
         outer = self
 
@@ -96,6 +97,8 @@ class _Stages:
                     outer.kernels.setdefault(name, set()).add(str((ev.data or {}).get("args")))
                 if outer.depth == 0:
                     outer.t0, outer.c0, outer.top = time.perf_counter(), time.process_time(), name
+                elif "raise_with_shape_context" in name:  # numba's formatted shape error: seconds each
+                    outer.shape_errors.append(outer.top)
                 outer.depth += 1
 
             def on_end(self, ev):
@@ -123,7 +126,7 @@ class _Stages:
     def wrap(self, name: str, fn):
         def staged(*args, **kwargs):
             if os.getpid() != self.pid and not self.forked:  # the forked batteries: their own compiles
-                self.forked, self.kernels, self.by_kernel = True, {}, {}
+                self.forked, self.kernels, self.by_kernel, self.shape_errors = True, {}, {}, []
             before, self.current = self.current, name
             wall, cpu = time.perf_counter(), self.cpu()
             try:
@@ -144,7 +147,7 @@ class _Stages:
         slowest = sorted(self.by_kernel.items(), key=lambda kv: -kv[1])[:12]
         with open(self.path, "a", encoding="utf-8") as out:
             out.write(json.dumps({"pid": os.getpid(), "stage": "kernels", "compiled": len(ours),
-                                  "signatures": twice,
+                                  "signatures": twice, "shape_errors": self.shape_errors,
                                   "slowest": [[stage, k, round(c, 2)] for (stage, k), c in slowest]}) + "\n")
 
 
@@ -177,6 +180,7 @@ def print_stages(path: Path) -> None:
         if row["stage"] == "kernels":
             twice = "; ".join(f"{k} x{len(v)}" for k, v in row["signatures"].items()) or "none"
             print(f"{'':36s} pid {row['pid']}: {row['compiled']} kernels compiled, more than one signature: {twice}")
+            print(f"{'':36s}   array-to-slice error path compiled under: {', '.join(row.get('shape_errors', [])) or 'none'}")
             print(f"{'':36s}   slowest top-level compiles (stage: kernel CPU s): "
                   + "; ".join(f"{stage}: {k} {c:.1f}" for stage, k, c in row.get("slowest", [])))
         elif row["stage"] != "start-up" or row["wall"] > 0:
