@@ -167,9 +167,14 @@ def _counts_value(counts):
 @njit(cache=True)
 def _rank_multisets(n_cards):
     """Base-5 keys and values of every multiset of n_cards ranks with no rank more than 4 times."""
-    # Walk the non-decreasing rank sequences r[0] <= ... <= r[n-1] like an odometer.
-    keys = []
-    values = []
+    # Walk the non-decreasing rank sequences r[0] <= ... <= r[n-1] like an odometer. Arrays of
+    # C(n + 12, n) entries (every sequence), not lists: numba compiles lists for seconds.
+    bound = 1
+    for i in range(n_cards):
+        bound = bound * (13 + i) // (i + 1)
+    keys = np.empty(bound, np.int64)
+    values = np.empty(bound, np.int32)
+    n_keys = 0
     r = np.zeros(n_cards, np.int64)
     counts = np.zeros(13, np.int64)
     pow5 = np.ones(13, np.int64)
@@ -179,12 +184,16 @@ def _rank_multisets(n_cards):
         counts[:] = 0
         for i in range(n_cards):
             counts[r[i]] += 1
-        if counts.max() <= 4:
+        most = 0
+        for rank in range(13):
+            most = max(most, counts[rank])
+        if most <= 4:
             key = 0
             for rank in range(13):
                 key += counts[rank] * pow5[rank]
-            keys.append(key)
-            values.append(_counts_value(counts))
+            keys[n_keys] = key
+            values[n_keys] = _counts_value(counts)
+            n_keys += 1
         i = n_cards - 1
         while i >= 0 and r[i] == 12:
             i -= 1
@@ -193,7 +202,7 @@ def _rank_multisets(n_cards):
         r[i] += 1
         for j in range(i + 1, n_cards):
             r[j] = r[i]
-    return np.array(keys, np.int64), np.array(values, np.int32)
+    return keys[:n_keys].copy(), values[:n_keys].copy()
 
 
 @njit(cache=True)
@@ -211,17 +220,33 @@ def _place_buckets(keys, multiplier, bucket_bits, slot_bits):
         h = keys[i] * multiplier  # wraps modulo 2**64
         bucket[i] = (h >> (64 - bucket_bits)) & (n_buckets - 1)
         base[i] = (h >> (64 - bucket_bits - slot_bits)) & (n_slots - 1)
-    order = np.argsort(bucket, kind="mergesort")
     start = np.zeros(n_buckets + 1, np.int64)
     for i in range(len(keys)):
         start[bucket[i] + 1] += 1
     sizes = start[1:].copy()
     for b in range(n_buckets):
         start[b + 1] += start[b]
+    # Stable counting sorts, as np.argsort(..., kind="mergesort") orders them (compiling numba's
+    # mergesort cost seconds at every cold import): the keys by bucket, the buckets by size descending.
+    order = np.empty(len(keys), np.int64)
+    fill = start[:-1].copy()
+    for i in range(len(keys)):
+        order[fill[bucket[i]]] = i
+        fill[bucket[i]] += 1
+    largest = 0
+    for b in range(n_buckets):
+        largest = max(largest, sizes[b])
+    by_size = np.empty(n_buckets, np.int64)
+    at = 0
+    for size in range(largest, -1, -1):
+        for b in range(n_buckets):
+            if sizes[b] == size:
+                by_size[at] = b
+                at += 1
     taken = np.zeros(n_slots, np.bool_)
     displacement = np.zeros(n_buckets, np.uint16)
     slot_of = np.empty(len(keys), np.int64)
-    for b in np.argsort(-sizes, kind="mergesort"):  # biggest buckets first
+    for b in by_size:  # biggest buckets first
         members = order[start[b]:start[b + 1]]
         if len(members) == 0:
             break

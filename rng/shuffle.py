@@ -175,11 +175,16 @@ def shuffle(source, deck) -> None:
     ``range(n)`` agree for the same source state.
     """
     n = len(deck)
-    dtype = np.uint8 if n <= 256 else np.int64
-    order = _deal(source, 1, n, max(n, 1), dtype)[0] if n else []
+    order = _deal(source, 1, n, max(n, 1), _order_dtype(n))[0] if n else []
     deck[:] = [deck[int(i)] for i in order]
 
 
 def permutation(source, n: int) -> np.ndarray:
     """A uniformly random permutation of range(n) (int64)."""
-    return _deal(source, 1, n, n, np.int64)[0] if n else np.empty(0, dtype=np.int64)
+    return _deal(source, 1, n, n, _order_dtype(n))[0].astype(np.int64) if n else np.empty(0, dtype=np.int64)
+
+
+def _order_dtype(n: int):
+    """uint8 up to 256 items, as ``deal_batch`` deals: ``_deal_kernel`` then has one compiled
+    signature for every deck of cards (the int64 one only for longer permutations)."""
+    return np.uint8 if n <= 256 else np.int64

@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit, prange
 
 from certify.hands import CATEGORY_NAMES, best6_nb, eval5_nb, eval7_nb
-from certify.rules.board_kernel import ADD, FOLD, _best, _pair_index, flop_option, river_option
+from certify.rules.board_kernel import ADD, FOLD, _pair_index, flop_option, river_option
+from certify.rules.board_streets_kernel import _board_class_codes, _board_value
 
 PAIR = CATEGORY_NAMES.index("pair")
 STRAIGHT = CATEGORY_NAMES.index("straight")
@@ -159,6 +160,7 @@ def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, str
 N_BOARDS = 2_598_960  # C(52, 5): boards by colex rank
 N_CANONICAL_FLOPS = 1755  # suit-permutation orbits of the C(52, 3) flops (board.canonical_flops)
 N_PAIRS = 1326  # holes {x < y} by _pair_index
+DEALER_HANDS = 990  # C(45, 2): the dealer's holes once the player's hole and the board are dealt
 
 
 @njit(cache=True)
@@ -311,87 +313,23 @@ def _unrank5(rank):
 
 
 @njit(cache=True)
-def _board_options(board, qual, river_kind, river_mult, base, unit, fold_value, bits, row,
-                   on_board, keys, hx, hy, qwith, below_q, below_n, group, cnt):
-    """Every hole's river option on one board into ``row`` (``bits`` bits each, by _pair_index).
-    The 1,081 hands off the board are valued once and sorted; a hole's dealer hands below / tied /
-    above, split by the dealer qualifying, are counted by inclusion-exclusion over its two cards
-    (the hands before it, less those holding either of its cards)."""
+def _board_options(board, qual, river_kind, river_mult, base, unit, fold_river, bits, row,
+                   deck, on_board, local, keys, hole_x, hole_y, scratch, cnt):
+    """Every hole's river option on one board into ``row`` (``bits`` bits each, by _pair_index):
+    the counting core's code of each hole off the board (``_board_class_codes``: its cells against
+    the 990 dealer hands) and its best river option by the same valuation (``_board_value``)."""
+    _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch)
     on_board[:] = False
     for i in range(5):
         on_board[board[i]] = True
-    k = 0
-    for x in range(52):
-        if on_board[x]:
+    for y in range(52):
+        if on_board[y]:
             continue
-        for y in range(x + 1, 52):
-            if not on_board[y]:
-                v = eval7_nb(board[0], board[1], board[2], board[3], board[4], x, y)
-                keys[k] = (np.int64(v) << 11) | k
-                hx[k] = x
-                hy[k] = y
-                k += 1
-    ks = keys[:k]
-    ks.sort()
-    qwith[:] = 0
-    q_total = 0
-    for i in range(k):
-        if (ks[i] >> 11) >= qual:
-            h = ks[i] & 2047
-            qwith[hx[h]] += 1
-            qwith[hy[h]] += 1
-            q_total += 1
-    n_total = k - q_total
-    per_card = 46  # hands holding a given card off the board
-    below_q[:] = 0
-    below_n[:] = 0
-    group[:] = 0
-    done_q = 0
-    done_n = 0
-    g0 = 0
-    while g0 < k:
-        v = ks[g0] >> 11
-        g1 = g0
-        while g1 < k and (ks[g1] >> 11) == v:
-            h = ks[g1] & 2047
-            group[hx[h]] += 1
-            group[hy[h]] += 1
-            g1 += 1
-        q = v >= qual
-        for i in range(g0, g1):
-            h = ks[i] & 2047
-            x, y = hx[h], hy[h]
-            equal = (g1 - g0) + 1 - group[x] - group[y]
-            lower_q = done_q - below_q[x] - below_q[y]
-            lower_n = done_n - below_n[x] - below_n[y]
-            disjoint_q = q_total - qwith[x] - qwith[y] + (1 if q else 0)
-            disjoint_n = n_total - (per_card - qwith[x]) - (per_card - qwith[y]) + (0 if q else 1)
-            tie_q = equal if q else 0
-            tie_n = 0 if q else equal
-            cnt[0] = lower_q
-            cnt[1] = tie_q
-            cnt[2] = disjoint_q - lower_q - tie_q
-            cnt[3] = lower_n
-            cnt[4] = tie_n
-            cnt[5] = disjoint_n - lower_n - tie_n
-            o, _ = _best(river_kind, river_mult, cnt, v >> 20, base, unit, fold_value)
-            at = _pair_index(x, y) * bits
-            row[at >> 3] |= np.uint8(o << (at & 7))
-        for i in range(g0, g1):
-            h = ks[i] & 2047
-            if q:
-                below_q[hx[h]] += 1
-                below_q[hy[h]] += 1
-            else:
-                below_n[hx[h]] += 1
-                below_n[hy[h]] += 1
-            group[hx[h]] = 0
-            group[hy[h]] = 0
-        if q:
-            done_q += g1 - g0
-        else:
-            done_n += g1 - g0
-        g0 = g1
+        for x in range(y):
+            if not on_board[x]:
+                o = _board_value(local[x, y], DEALER_HANDS, base, unit, river_kind, river_mult, fold_river, cnt)[3]
+                at = _pair_index(x, y) * bits
+                row[at >> 3] |= np.uint8(o << (at & 7))
 
 
 @njit(cache=True, parallel=True)
@@ -400,20 +338,18 @@ def river_option_table(boards, qual, river_kind, river_mult, base, unit, fold_ri
     ``bits`` bits a hole (by _pair_index), as ``river_option`` takes it."""
     row_bytes = (N_PAIRS * bits + 7) // 8
     table = np.zeros((boards.size, row_bytes), np.uint8)
-    fold_value = fold_river * 990  # every dealer hand: 45 * 44 / 2
+    deck = np.arange(52, dtype=np.int64)  # the full deck: deck index = card
     for chunk in prange(n_chunks):
         on_board = np.zeros(52, np.bool_)
-        keys = np.empty(1081, np.int64)
-        hx = np.empty(1081, np.int64)
-        hy = np.empty(1081, np.int64)
-        qwith = np.zeros(52, np.int64)
-        below_q = np.zeros(52, np.int64)
-        below_n = np.zeros(52, np.int64)
-        group = np.zeros(52, np.int64)
+        local = np.zeros((52, 52), np.int64)
+        keys = np.empty(N_PAIRS, np.int64)
+        hole_x = np.empty(N_PAIRS, np.int64)
+        hole_y = np.empty(N_PAIRS, np.int64)
+        scratch = np.zeros((4, 52), np.int64)
         cnt = np.zeros(6, np.int64)
         for i in range(chunk * boards.size // n_chunks, (chunk + 1) * boards.size // n_chunks):
-            _board_options(_unrank5(boards[i]), qual, river_kind, river_mult, base, unit, fold_value, bits,
-                           table[i], on_board, keys, hx, hy, qwith, below_q, below_n, group, cnt)
+            _board_options(_unrank5(boards[i]), qual, river_kind, river_mult, base, unit, fold_river, bits,
+                           table[i], deck, on_board, local, keys, hole_x, hole_y, scratch, cnt)
     return table
 
 

@@ -99,9 +99,10 @@ def linear_complexities(bits, n_blocks, M):
         C[:, :] = _ZERO
         Bst[:, :] = _ZERO
         Lp[:, :] = _ZERO
-        C[0, :] = lanes
         base_b = M + 3
-        Bst[base_b + 1, :] = lanes  # B = 1, m = -1: at N = 0, x^(N-m) B = x
+        for w in range(LANE_WORDS):  # word by word: an array-to-slice copy costs numba ~5 s of compile
+            C[0, w] = lanes[w]  # (its shape-mismatch error path, formatted)
+            Bst[base_b + 1, w] = lanes[w]  # B = 1, m = -1: at N = 0, x^(N-m) B = x
         l_min = 0
         l_max = 0
         top = 1
@@ -584,24 +585,25 @@ def pairs_as_complex(bits, z):
 
 
 @njit(cache=True, nogil=True)
-def real_dft_moduli_below(Zt, w1, w2, below2, above2):
-    """From Zt[k2, k1] = Z_(k1 + n1 k2), Z = FFT(pairs_as_complex(bits)) (length h = n1 n2 = n/2),
+def real_dft_moduli_below(Z, w1, w2, below2, above2):
+    """From Z[k1, k2] = Z_(k1 + n1 k2), Z = FFT(pairs_as_complex(bits)) (length h = n1 n2 = n/2),
     the n-point DFT of y is X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_(h-k)) / 2,
     O_k = (Z_k - conj Z_(h-k)) / 2i and w^k = exp(-2 pi i k / n) = w1[k1] w2[k2]. Counts k < h with
     |X_k|^2 < below2 (surely below the threshold) and with below2 <= |X_k|^2 <= above2 (too close
     to call at this precision). Walks k1 by k1, so both Z_k and its partner Z_(h-k) are read in
-    storage order of the four-step result (Zt is its transposed view)."""
-    n2, n1 = Zt.shape
+    storage order of the four-step result. ``Z`` is C-contiguous (``spectral.peaks_below`` passes
+    the four-step result's transpose), so the kernel has one compiled signature."""
+    n1, n2 = Z.shape
     h = n1 * n2
     below = 0
     unsure = 0
     for k1 in range(n1):
         for k2 in range(n2):
-            a = Zt[k2, k1]
+            a = Z[k1, k2]
             if k1 == 0:  # h - k = n1 (n2 - k2)
-                b = np.conj(Zt[(n2 - k2) % n2, 0])
+                b = np.conj(Z[0, (n2 - k2) % n2])
             else:  # h - k = (n1 - k1) + n1 (n2 - 1 - k2)
-                b = np.conj(Zt[n2 - 1 - k2, n1 - k1])
+                b = np.conj(Z[n1 - k1, n2 - 1 - k2])
             x = 0.5 * (a + b) + (w1[k1] * w2[k2]) * (-0.5j * (a - b))
             q = x.real * x.real + x.imag * x.imag
             if q < below2:

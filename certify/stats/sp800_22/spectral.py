@@ -156,7 +156,8 @@ def peaks_below(x: np.ndarray, T: float, band: float = FAST_DFT_BAND) -> int:
         with _buffer(n // 2) as z:
             Zt = half_length_fft(pairs_as_complex(x, z))
             w1, w2 = _split_twiddles(n, Zt.shape[1], Zt.shape[0])
-            below, unsure = real_dft_moduli_below(Zt, w1, w2, max(T - tol, 0.0) ** 2, (T + tol) ** 2)
+            Z = np.ascontiguousarray(Zt.T)  # a view: C-contiguous (the plain FFT's too), one signature
+            below, unsure = real_dft_moduli_below(Z, w1, w2, max(T - tol, 0.0) ** 2, (T + tol) ** 2)
         if unsure == 0:
             return below
     moduli = np.abs(np.fft.rfft(2.0 * x - 1.0))[: n // 2]
