@@ -3,9 +3,9 @@
 
 Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game uses all 52):
 
-1. The showdown codes (``showdown_codes_by_suit_class``; ``showdown_codes`` for a deck not closed
-   under suit permutations): for every 5-card board (one per suit class evaluated), every two-card
-   hole left in the deck is valued once and sorted; for each representative player hole the dealer
+1. The showdown codes (``showdown_code_batches`` of ``board_streets``): for every 5-card board (one
+   per board shape evaluated), one hole per pair of card types (rank, flush suit or not) is valued
+   and the pairs sorted; for each representative player hole the dealer
    holes disjoint from it are counted by inclusion-exclusion over its two cards: below / equal among
    those that qualify (value at least the dealer's qualifier; 0: all do), how many qualify, below /
    equal among those that do not. One int64 code per (player hole, board) with the player's category
@@ -296,25 +296,26 @@ def codes_from_class_tables(deck, reps, boards, board_class, offsets, table, out
     """out[r, b] = the code of representative hole r on board b: its type pair's in the table of the
     board's class (``class_code_tables``), NOT_DEALT where they overlap. A board's class shares its
     card types (rank, flush suit or not) and so its codes. Written board after board, every hole's
-    row in order."""
+    row in order; a deck of at most 63 cards (a card a bit of an int64)."""
     n_boards = boards.shape[0]
     n_reps = reps.shape[0]
+    pair = np.empty((5, n_reps), np.int64)  # [flush suit + 1, rep]: the rep's type pair
+    hole_bits = np.empty(n_reps, np.int64)
+    for r in range(n_reps):
+        a, b = reps[r, 0], reps[r, 1]
+        hole_bits[r] = (np.int64(1) << a) | (np.int64(1) << b)
+        for s in range(-1, 4):
+            pair[s + 1, r] = _type_pair(_card_type(deck[a], s), _card_type(deck[b], s))
     for chunk in prange(n_chunks):
-        on_board = np.zeros(deck.size, np.bool_)
         for bi in range(chunk * n_boards // n_chunks, (chunk + 1) * n_boards // n_chunks):
             board = boards[bi]
+            board_bits = np.int64(0)
             for i in range(5):
-                on_board[board[i]] = True
-            flush_suit = _board_flush_suit(deck, board)
+                board_bits |= np.int64(1) << board[i]
+            row = pair[_board_flush_suit(deck, board) + 1]
             at = offsets[board_class[bi]]
             for r in range(n_reps):
-                a, b = reps[r, 0], reps[r, 1]
-                if on_board[a] or on_board[b]:
-                    out[r, bi] = NOT_DEALT
-                else:
-                    out[r, bi] = table[at + _type_pair(_card_type(deck[a], flush_suit), _card_type(deck[b], flush_suit))]
-            for i in range(5):
-                on_board[board[i]] = False
+                out[r, bi] = NOT_DEALT if board_bits & hole_bits[r] else table[at + row[r]]
 
 
 def showdown_codes(deck, reps, boards, qual, n_chunks):
