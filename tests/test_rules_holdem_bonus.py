@@ -225,6 +225,35 @@ def test_full_deck_showdown_counts_match_brute_force():
             assert got.tolist() == cells
 
 
+def test_full_deck_codes_by_board_shape_match_brute_force_on_flush_boards():
+    # one board per shape stands for its boards: boards with 3, 4 and 5 cards of a suit (the card
+    # types then tell the flush suit apart), paired, and without a flush suit, against holes of the
+    # flush suit, of another and a pair, read from the full deck's shape tables
+    deck = np.arange(52, dtype=np.int64)
+    holes = [parse_cards(h.split()) for h in ("As Ks", "2s 3s", "Ah Kd", "Ac Ad", "Qs Jh", "7c 7s")]
+    reps = np.array(holes, dtype=np.int64)
+    boards = kernel.all_boards(52)
+    binom = kernel.binomial_table(52)
+    pair = 1 << 20
+    codes = kernel.showdown_codes_by_suit_class(deck, reps, boards, pair, *kernel.suit_permutations(deck), 64)
+    for text in ("Ts 8s 4s Kh 2d", "Ts 9s 8s 7s Qd", "Js 9s 6s 4s 2s", "Ts Th 5s 4s Qc", "Th 8d 4c Kh 2s"):
+        board = sorted(parse_cards(text.split()))
+        b = sum(int(binom[c, k + 1]) for k, c in enumerate(board))
+        assert list(boards[b]) == board
+        for r, hole in enumerate(holes):
+            if set(board) & set(hole):
+                assert codes[r, b] == kernel.NOT_DEALT
+                continue
+            mine = rank_hand(board + list(hole))
+            rest = [c for c in range(52) if c not in board and c not in hole]
+            theirs = [rank_hand(board + list(d)) for d in combinations(rest, 2)]
+            cells = [sum((v >= pair) == q and (mine > v, mine == v, mine < v)[k] for v in theirs)
+                     for q in (True, False) for k in range(3)]
+            got = np.zeros(kernel.N_CELLS, np.int64)
+            assert kernel.decode_cells(codes[r, b], len(theirs), got) == mine >> 20
+            assert got.tolist() == cells, (text, hole)
+
+
 def test_showdown_codes_by_suit_class_equal_every_board_evaluated():
     # a deck closed under suit permutations (8 to ace, four suits): one board per suit class
     # evaluated and mapped onto its class must give every board's codes

@@ -34,6 +34,7 @@ How (``certify.rules.board_streets_kernel`` has the loops):
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -529,24 +530,35 @@ CODES_BYTES = 1 << 31  # the memory one batch of showdown codes may take
 
 
 def showdown_code_batches(deck: tuple[int, ...], reps: np.ndarray, qual: int):
-    """The showdown codes (``board_streets_kernel._board_class_codes``) of every 5-card board of
-    ``deck`` (card codes) for the player holes ``reps`` (deck indices, shape (R, 2)), against a
-    dealer qualifying from value ``qual`` (0: always): yields (first rep, codes of a batch of reps),
-    the batches as large as CODES_BYTES allows. One board per suit class is evaluated when the deck
-    is closed under suit permutations."""
+    """The showdown codes (``board_streets_kernel._type_codes``) of every 5-card board of ``deck``
+    (card codes) for the player holes ``reps`` (deck indices, shape (R, 2)), against a dealer
+    qualifying from value ``qual`` (0: always): yields (first rep, codes of a batch of reps), the
+    batches as large as CODES_BYTES allows. The codes per card-type pair are counted once per board
+    shape (``board_streets_kernel.board_shapes``) when the deck is closed under suit permutations,
+    else once per board, and every batch is read from them. The batches share one array (a fresh
+    one when the consumer still holds the last), to touch fresh memory once."""
     from certify.rules import board_streets_kernel as kernel
 
     deck_array = np.array(deck, dtype=np.int64)
     boards = kernel.all_boards(len(deck))
     chunks = max(1, min(256, len(boards) // 64))
-    symmetry = kernel.suit_permutations(deck)
-    per_batch = max(1, CODES_BYTES // (8 * len(boards)))
+    if kernel.suit_permutations(deck) is None:  # every board its own class
+        class_boards = np.arange(len(boards), dtype=np.int64)
+        board_class = class_boards.astype(np.int32)
+    else:
+        board_class, class_boards = kernel.board_shapes(deck_array, boards)
+    offsets, table = kernel.class_code_tables(deck_array, boards, class_boards, int(qual), chunks)
+    batches = max(1, -(-len(reps) // max(1, CODES_BYTES // (8 * len(boards)))))
+    per_batch = max(1, -(-len(reps) // batches))  # batches of equal size
+    buffer = None
     for first in range(0, len(reps), per_batch):
         part = reps[first:first + per_batch]
-        if symmetry is None:
-            yield first, kernel.showdown_codes(deck_array, part, boards, int(qual), chunks)
-        else:
-            yield first, kernel.showdown_codes_by_suit_class(deck_array, part, boards, int(qual), *symmetry, chunks)
+        if buffer is None or sys.getrefcount(buffer) > 2:  # the last batch is still held: never write over it
+            buffer = np.empty((len(part), len(boards)), np.int64)  # numpy's: huge pages where the system has them
+        codes = buffer[:len(part)]
+        kernel.codes_from_class_tables(deck_array, part, boards, board_class, offsets, table, codes, chunks)
+        yield first, codes
+        del codes
 
 
 @lru_cache(maxsize=4)

@@ -3,9 +3,9 @@
 
 Two passes over a deck of ``n`` cards (``deck`` holds their codes; the full game uses all 52):
 
-1. The showdown codes (``showdown_codes_by_suit_class``; ``showdown_codes`` for a deck not closed
-   under suit permutations): for every 5-card board (one per suit class evaluated), every two-card
-   hole left in the deck is valued once and sorted; for each representative player hole the dealer
+1. The showdown codes (``showdown_code_batches`` of ``board_streets``): for every 5-card board (one
+   per board shape evaluated), one hole per pair of card types (rank, flush suit or not) is valued
+   and the pairs sorted; for each representative player hole the dealer
    holes disjoint from it are counted by inclusion-exclusion over its two cards: below / equal among
    those that qualify (value at least the dealer's qualifier; 0: all do), how many qualify, below /
    equal among those that do not. One int64 code per (player hole, board) with the player's category
@@ -55,109 +55,144 @@ def binomial_table(n_max: int = 52, k_max: int = 5) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
-def _showdown_chunk(deck, reps, boards, qual, start, stop, out):
-    n = deck.size
-    n_holes = n * (n - 1) // 2
-    local = np.zeros((n, n), np.int64)
-    keys = np.empty(n_holes, np.int64)
-    hole_x = np.empty(n_holes, np.int64)
-    hole_y = np.empty(n_holes, np.int64)
-    scratch = np.zeros((4, n), np.int64)
-    for bi in range(start, stop):
-        board = boards[bi]
-        _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch)
-        for r in range(reps.shape[0]):
-            a, b = reps[r, 0], reps[r, 1]
-            dealt = True
-            for i in range(5):
-                if board[i] == a or board[i] == b:
-                    dealt = False
-            out[r, bi] = local[a, b] if dealt else NOT_DEALT
-
-
-@njit(cache=True, parallel=True)
-def showdown_codes(deck, reps, boards, qual, n_chunks):
-    """The code (``_board_class_codes``) per (representative hole, board); NOT_DEALT where they
-    overlap. ``reps`` is an (R, 2) array of deck indices; ``boards`` an (B, 5) array of deck indices.
-    """
-    n_boards = boards.shape[0]
-    out = np.empty((reps.shape[0], n_boards), dtype=np.int64)
-    for chunk in prange(n_chunks):
-        start = chunk * n_boards // n_chunks
-        stop = (chunk + 1) * n_boards // n_chunks
-        _showdown_chunk(deck, reps, boards, qual, start, stop, out)
-    return out
+# A card's type on a board: its rank, plus 13 when it is of the board's flush suit (the suit with
+# three or more board cards, the only one a hole can make a flush in). The value of a hole on the
+# board depends only on its two cards' types, so a board's codes are one per pair of types: 91
+# rank pairs on a board no flush can be made on, at most 351 on the others, instead of 1,081 holes.
+N_TYPES = 26
+N_RANK_PAIRS = 13 * 14 // 2
+N_TYPE_PAIRS = N_TYPES * (N_TYPES + 1) // 2
 
 
 @njit(cache=True)
-def _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch):
-    """local[x, y] = the code of every hole {x, y} off ``board`` (deck indices) against the dealer
-    holes disjoint from it: lower and equal among those that qualify (value >= ``qual``; 0: all
-    do), how many qualify, lower and equal among those that do not, and the hole's category.
-    The holes are sorted by value once; each hole's lower / equal / qualifying disjoint holes are
-    then those before it / in its value group / qualifying, less those sharing its first or its
-    second card (inclusion-exclusion: the hole itself is the one sharing both)."""
+def _board_flush_suit(deck, board):
+    """The suit of three or more of the board's cards, or -1."""
+    for s in range(3):  # three of five cards: of a suit among the first three cards' suits
+        suit = deck[board[s]] & 3
+        count = 0
+        for i in range(5):
+            if (deck[board[i]] & 3) == suit:
+                count += 1
+        if count >= 3:
+            return suit
+    return -1
+
+
+@njit(cache=True)
+def _card_type(card, flush_suit):
+    return (card >> 2) + (13 if (card & 3) == flush_suit else 0)
+
+
+@njit(cache=True)
+def _type_pair(t0, t1):
+    """The index of the pair of types {t0, t1} (w(w+1)/2 + u, u <= w): below 91 for two ranks."""
+    u, w = min(t0, t1), max(t0, t1)
+    return w * (w + 1) // 2 + u
+
+
+@njit(cache=True)
+def _add_holes(per_card, avail, u, w):
+    """Count the holes of type pair (u, w) (``avail``: the cards of each type off the board):
+    add to ``per_card[t]`` how many of them hold one given card of type t; return how many."""
+    if u == w:
+        per_card[u] += avail[u] - 1
+        return avail[u] * (avail[u] - 1) // 2
+    per_card[u] += avail[w]
+    per_card[w] += avail[u]
+    return avail[u] * avail[w]
+
+
+@njit(cache=True)
+def _type_codes(deck, board, qual, pair_code, work, keys):
+    """pair_code[_type_pair(u, w)] = the code of every hole of card types (u, w) off ``board`` (deck
+    indices) against the dealer holes disjoint from it: lower and equal among those that qualify
+    (value >= ``qual``; 0: all do), how many qualify, lower and equal among those that do not, and
+    the hole's category. Pairs with no hole are left as they are.
+
+    One hole per type pair is valued and the pairs sorted by value; each hole's lower / equal /
+    qualifying disjoint holes are then the holes before it / in its value group / qualifying, less
+    those sharing its first or its second card (inclusion-exclusion: the hole itself is the one
+    sharing both), all counted per type. ``work``: (7, N_TYPES) int64; ``keys``: N_TYPE_PAIRS int64."""
     n = deck.size
-    below_q, below_n, qwith, group = scratch[0], scratch[1], scratch[2], scratch[3]
-    on_board = np.zeros(n, np.bool_)
-    for i in range(5):
-        on_board[board[i]] = True
+    flush_suit = _board_flush_suit(deck, board)
+    avail, first, second = work[0], work[1], work[2]
+    avail[:] = 0
+    for x in range(n):
+        if x == board[0] or x == board[1] or x == board[2] or x == board[3] or x == board[4]:
+            continue
+        t = _card_type(deck[x], flush_suit)
+        if avail[t] == 0:
+            first[t] = deck[x]
+        elif avail[t] == 1:
+            second[t] = deck[x]
+        avail[t] += 1
     c0, c1, c2, c3, c4 = deck[board[0]], deck[board[1]], deck[board[2]], deck[board[3]], deck[board[4]]
     k = 0
-    for x in range(n):
-        if not on_board[x]:
-            for y in range(x + 1, n):
-                if not on_board[y]:
-                    keys[k] = (np.int64(eval7_nb(c0, c1, c2, c3, c4, deck[x], deck[y])) << 16) | k
-                    hole_x[k] = x
-                    hole_y[k] = y
-                    k += 1
+    for w in range(N_TYPES):
+        if avail[w] == 0:
+            continue
+        for u in range(w):
+            if avail[u]:
+                keys[k] = (np.int64(eval7_nb(c0, c1, c2, c3, c4, first[u], first[w])) << 16) | (w << 5) | u
+                k += 1
+        if avail[w] >= 2:
+            keys[k] = (np.int64(eval7_nb(c0, c1, c2, c3, c4, first[w], second[w])) << 16) | (w << 5) | w
+            k += 1
     order = np.sort(keys[:k])
-    scratch[:] = 0
+    qwith, below_q, below_n, group = work[3], work[4], work[5], work[6]
+    work[3:] = 0
     q_total = 0
     for i in range(k):
         if (order[i] >> 16) >= qual:
-            h = order[i] & 0xFFFF
-            qwith[hole_x[h]] += 1
-            qwith[hole_y[h]] += 1
-            q_total += 1
+            q_total += _add_holes(qwith, avail, (order[i] & 31), (order[i] >> 5) & 31)
     done_q = 0
     done_n = 0
     g0 = 0
     while g0 < k:
         v = order[g0] >> 16
         g1 = g0
+        size = 0
         while g1 < k and (order[g1] >> 16) == v:
-            h = order[g1] & 0xFFFF
-            group[hole_x[h]] += 1
-            group[hole_y[h]] += 1
+            size += _add_holes(group, avail, order[g1] & 31, (order[g1] >> 5) & 31)
             g1 += 1
         q = v >= qual
         for i in range(g0, g1):
-            h = order[i] & 0xFFFF
-            x, y = hole_x[h], hole_y[h]
-            equal = (g1 - g0) + 1 - group[x] - group[y]  # the others in the group, less shared cards
-            disjoint_q = q_total - qwith[x] - qwith[y] + (1 if q else 0)
+            u, w = order[i] & 31, (order[i] >> 5) & 31
+            equal = size + 1 - group[u] - group[w]  # the others in the group, less shared cards
+            disjoint_q = q_total - qwith[u] - qwith[w] + (1 if q else 0)
             code = (disjoint_q << TOTAL_Q_SHIFT) | ((v >> 20) << CATEGORY_SHIFT)
-            code |= (done_q - below_q[x] - below_q[y]) | ((done_n - below_n[x] - below_n[y]) << LOWER_N_SHIFT)
+            code |= (done_q - below_q[u] - below_q[w]) | ((done_n - below_n[u] - below_n[w]) << LOWER_N_SHIFT)
             code |= (equal << TIE_SHIFT) if q else (equal << EQUAL_N_SHIFT)
-            local[x, y] = local[y, x] = code
+            pair_code[w * (w + 1) // 2 + u] = code
         for i in range(g0, g1):
-            h = order[i] & 0xFFFF
-            if q:
-                below_q[hole_x[h]] += 1
-                below_q[hole_y[h]] += 1
-            else:
-                below_n[hole_x[h]] += 1
-                below_n[hole_y[h]] += 1
-            group[hole_x[h]] = 0
-            group[hole_y[h]] = 0
+            u, w = order[i] & 31, (order[i] >> 5) & 31
+            _add_holes(below_q if q else below_n, avail, u, w)
+            group[u] = 0
+            group[w] = 0
         if q:
-            done_q += g1 - g0
+            done_q += size
         else:
-            done_n += g1 - g0
+            done_n += size
         g0 = g1
+
+
+@njit(cache=True)
+def _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch):
+    """local[x, y] = the code (``_type_codes``) of every hole {x, y} off ``board`` (deck indices).
+    ``keys``, ``hole_x``, ``hole_y`` and ``scratch`` are not used any more (the per-hole sort they
+    held became a per-type one): kept so the river table's callers need no change."""
+    pair_code = np.empty(N_TYPE_PAIRS, np.int64)
+    _type_codes(deck, board, qual, pair_code, np.empty((7, N_TYPES), np.int64), np.empty(N_TYPE_PAIRS, np.int64))
+    flush_suit = _board_flush_suit(deck, board)
+    n = deck.size
+    for x in range(n):
+        if x == board[0] or x == board[1] or x == board[2] or x == board[3] or x == board[4]:
+            continue
+        tx = _card_type(deck[x], flush_suit)
+        for y in range(x + 1, n):
+            if y == board[0] or y == board[1] or y == board[2] or y == board[3] or y == board[4]:
+                continue
+            local[x, y] = local[y, x] = pair_code[_type_pair(tx, _card_type(deck[y], flush_suit))]
 
 
 @njit(cache=True, inline="always")
@@ -173,51 +208,130 @@ def decode_cells(code, dealer_holes, cnt):
     return code >> CATEGORY_SHIFT
 
 
-@njit(cache=True, parallel=True)
-def showdown_codes_by_suit_class(deck, reps, boards, qual, perms, inverse, n_chunks):
-    """``showdown_codes`` over every board of a deck closed under the 24 suit permutations
-    (``perms[p, i]``: the deck index of card i permuted; ``inverse[p]``: the inverse's row).
+# A board's shape: the ranks of its cards of the flush suit (none when it has no flush suit) and the
+# multiset of its other ranks. Over a deck closed under suit permutations the shape fixes the card
+# types and their counts off the board, so the type-pair codes: 42,796 shapes (6,188 of them
+# without a flush suit) stand for the 2,598,960 boards of the full deck.
+_SHAPE_BASE = (0, 0, 0, 6188, 6188 + 286 * 91, 6188 + 286 * 91 + 715 * 13)  # by flush cards (0, 3, 4, 5)
+N_SHAPES = _SHAPE_BASE[5] + 1287
 
-    Only one board per suit class is evaluated (its suit masks in descending order); every board
-    of its class is an image pi(board), and the code of rep r there is the class board's code of
-    the hole pi^-1(r)."""
-    n = deck.size
-    binom = _binomials(n)
-    n_boards = boards.shape[0]
-    out = np.empty((reps.shape[0], n_boards), dtype=np.int64)
-    n_holes = n * (n - 1) // 2
+
+@njit(cache=True)
+def _board_shape(deck, board, binom, ranks):
+    """The index of the board's shape: _SHAPE_BASE[flush cards] + (set index of the flush ranks) x
+    (multisets of the other ranks) + (multiset index of the other ranks); ``ranks``: 5 int64."""
+    flush_suit = _board_flush_suit(deck, board)
+    k = 0  # the flush ranks first, then the others
+    for i in range(5):
+        if (deck[board[i]] & 3) == flush_suit:
+            ranks[k] = deck[board[i]] >> 2
+            k += 1
+    j = k
+    for i in range(5):
+        if (deck[board[i]] & 3) != flush_suit:
+            ranks[j] = deck[board[i]] >> 2
+            j += 1
+    for i in range(1, 5):  # insertion sort of each part
+        r = ranks[i]
+        at = i
+        while at > (0 if i < k else k) and ranks[at - 1] > r:
+            ranks[at] = ranks[at - 1]
+            at -= 1
+        ranks[at] = r
+    index = 0
+    for i in range(k):  # a set of ranks by its colex rank
+        index += binom[ranks[i], i + 1]
+    index *= binom[12 + 5 - k, 5 - k]  # the multisets of 5 - k ranks
+    for i in range(5 - k):  # a multiset a0 <= a1 <= ... as the set {a0, a1 + 1, ...}
+        index += binom[ranks[k + i] + i, i + 1]
+    return _SHAPE_BASE[k] + index
+
+
+@njit(cache=True)
+def board_shapes(deck, boards):
+    """The shapes of ``boards`` over a deck closed under suit permutations: (shape index of every
+    board, int32; the first board of each shape, -1 for a shape no board has)."""
+    binom = _binomials(17)
+    ranks = np.empty(5, np.int64)
+    board_shape = np.empty(boards.shape[0], np.int32)
+    first = np.full(N_SHAPES, -1, np.int64)
+    for bi in range(boards.shape[0]):
+        s = _board_shape(deck, boards[bi], binom, ranks)
+        board_shape[bi] = s
+        if first[s] < 0:
+            first[s] = bi
+    return board_shape, first
+
+
+@njit(cache=True, parallel=True)
+def class_code_tables(deck, boards, class_boards, qual, n_chunks):
+    """The type-pair codes (``_type_codes``) of the boards ``boards[class_boards]`` (-1: none):
+    (offsets, table), class c's from table[offsets[c]]: N_TYPE_PAIRS entries on a board a flush can
+    be made on, N_RANK_PAIRS on the others; NOT_DEALT for a type pair with no hole."""
+    n_classes = class_boards.size
+    offsets = np.zeros(n_classes + 1, np.int64)
+    for c in range(n_classes):
+        size = 0
+        if class_boards[c] >= 0:
+            size = N_TYPE_PAIRS if _board_flush_suit(deck, boards[class_boards[c]]) >= 0 else N_RANK_PAIRS
+        offsets[c + 1] = offsets[c] + size
+    table = np.full(offsets[n_classes], NOT_DEALT, np.int64)
     for chunk in prange(n_chunks):
-        local = np.zeros((n, n), np.int64)
-        keys = np.empty(n_holes, np.int64)
-        hole_x = np.empty(n_holes, np.int64)
-        hole_y = np.empty(n_holes, np.int64)
-        scratch = np.zeros((4, n), np.int64)
-        masks = np.zeros(4, np.int64)
-        image = np.empty(5, np.int64)
-        on_image = np.zeros(n, np.bool_)
+        work = np.empty((7, N_TYPES), np.int64)
+        keys = np.empty(N_TYPE_PAIRS, np.int64)
+        for c in range(chunk * n_classes // n_chunks, (chunk + 1) * n_classes // n_chunks):
+            if class_boards[c] >= 0:
+                _type_codes(deck, boards[class_boards[c]], qual, table[offsets[c]:offsets[c + 1]], work, keys)
+    return offsets, table
+
+
+@njit(cache=True, parallel=True)
+def codes_from_class_tables(deck, reps, boards, board_class, offsets, table, out, n_chunks):
+    """out[r, b] = the code of representative hole r on board b: its type pair's in the table of the
+    board's class (``class_code_tables``), NOT_DEALT where they overlap. A board's class shares its
+    card types (rank, flush suit or not) and so its codes. Written board after board, every hole's
+    row in order; a deck of at most 63 cards (a card a bit of an int64)."""
+    n_boards = boards.shape[0]
+    n_reps = reps.shape[0]
+    pair = np.empty((5, n_reps), np.int64)  # [flush suit + 1, rep]: the rep's type pair
+    hole_bits = np.empty(n_reps, np.int64)
+    for r in range(n_reps):
+        a, b = reps[r, 0], reps[r, 1]
+        hole_bits[r] = (np.int64(1) << a) | (np.int64(1) << b)
+        for s in range(-1, 4):
+            pair[s + 1, r] = _type_pair(_card_type(deck[a], s), _card_type(deck[b], s))
+    for chunk in prange(n_chunks):
         for bi in range(chunk * n_boards // n_chunks, (chunk + 1) * n_boards // n_chunks):
             board = boards[bi]
-            masks[:] = 0
+            board_bits = np.int64(0)
             for i in range(5):
-                masks[deck[board[i]] & 3] |= 1 << (deck[board[i]] >> 2)
-            if masks[0] < masks[1] or masks[1] < masks[2] or masks[2] < masks[3]:
-                continue  # not its class's board
-            _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch)
-            for p in range(perms.shape[0]):
-                for i in range(5):
-                    image[i] = perms[p, board[i]]
-                    on_image[image[i]] = True
-                image.sort()
-                bj = _board_index(image[0], image[1], image[2], image[3], image[4], binom)
-                q = inverse[p]
-                for r in range(reps.shape[0]):
-                    a, b = reps[r, 0], reps[r, 1]
-                    if on_image[a] or on_image[b]:
-                        out[r, bj] = NOT_DEALT
-                    else:
-                        out[r, bj] = local[perms[q, a], perms[q, b]]
-                for i in range(5):
-                    on_image[image[i]] = False
+                board_bits |= np.int64(1) << board[i]
+            row = pair[_board_flush_suit(deck, board) + 1]
+            at = offsets[board_class[bi]]
+            for r in range(n_reps):
+                out[r, bi] = NOT_DEALT if board_bits & hole_bits[r] else table[at + row[r]]
+
+
+def showdown_codes(deck, reps, boards, qual, n_chunks):
+    """The code (``_type_codes``) per (representative hole, board); NOT_DEALT where they overlap.
+    ``reps`` is an (R, 2) array of deck indices; ``boards`` an (B, 5) array of deck indices; every
+    board is evaluated."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    every = np.arange(len(boards), dtype=np.int64)
+    offsets, table = class_code_tables(deck, boards, every, qual, n_chunks)
+    out = np.empty((len(reps), len(boards)), np.int64)
+    codes_from_class_tables(deck, reps, boards, every.astype(np.int32), offsets, table, out, n_chunks)
+    return out
+
+
+def showdown_codes_by_suit_class(deck, reps, boards, qual, perms, inverse, n_chunks):
+    """``showdown_codes`` over ``boards = all_boards(n)`` of a deck closed under the 24 suit
+    permutations (``perms``, ``inverse``: ``suit_permutations``, which says so): one board per
+    shape (``board_shapes``) evaluated, its codes read for every board of the shape."""
+    board_shape, first = board_shapes(deck, boards)
+    offsets, table = class_code_tables(deck, boards, first, qual, n_chunks)
+    out = np.empty((len(reps), len(boards)), np.int64)
+    codes_from_class_tables(deck, reps, boards, board_shape, offsets, table, out, n_chunks)
     return out
 
 
