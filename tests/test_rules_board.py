@@ -283,6 +283,13 @@ def few_classes():
     return board.count(_spec(), only=FEW_CLASSES)
 
 
+@pytest.fixture(scope="module")
+def few_kernel(few_classes):
+    """The bulk kernel of that count, built once for the module: its river table covers every
+    canonical board (about 10 s), and each test's own empty PAR cache would otherwise build it again."""
+    return board.board_kernel(_spec(), few_classes)
+
+
 def _decks_of(classes: frozenset[str], n: int, seed: int) -> np.ndarray:
     """Shuffled decks whose hole (positions 0-1) is of one of ``classes``."""
     from certify.rules.board_streets import class_of_hole
@@ -296,14 +303,14 @@ def _decks_of(classes: frozenset[str], n: int, seed: int) -> np.ndarray:
     return np.array(out, np.uint8)
 
 
-def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(few_classes):
+def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(few_classes, few_kernel):
     # a reference written apart: the flop option from the count's own table (the canonical flop
     # found by trying every suit permutation), the river one by numpy over every dealer hand
     from itertools import permutations
 
     spec = _spec()
     small_counts = few_classes
-    k = board.board_kernel(spec, small_counts)
+    k = few_kernel
     flops = small_counts.flops
     decks = _decks_of(FEW_CLASSES, 60, seed=5)
     ev, dealt = k.events(decks)
@@ -362,7 +369,7 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails()
 
 
 # ---------------------------------------------------------------- the round engine
-def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_classes):
+def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_kernel):
     """RulesRound with the derived strategy (the kernel's own tables and decision functions) on
     decks dealt from the smaller game's flops: each round's money is the kernel event's net."""
     from fractions import Fraction
@@ -370,7 +377,7 @@ def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_classes):
     from certify.rules.engine import DerivedStrategy, play_deck
 
     spec = _spec()
-    k = board.board_kernel(spec, few_classes)
+    k = few_kernel
     strategy = DerivedStrategy(spec, k)
     decks = _decks_of(FEW_CLASSES, 250, seed=9)
     ev, dealt = k.events(decks)
@@ -469,12 +476,11 @@ def test_the_river_table_takes_the_exact_river_option_on_any_image_of_its_boards
     assert taken == {0, 1}  # both options on these boards
 
 
-def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(few_classes):
-    spec = _spec()
-    k = board.board_kernel(spec, few_classes)
+def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(few_kernel):
+    k = few_kernel
     decks = _decks_of(FEW_CLASSES, 200, seed=21)
     ev, dealt = k.events(decks)
-    k.params["board_row"] = np.full_like(k.params["board_row"], -1)  # no board in the table
-    again = k.events(decks)
+    no_table = replace(k, params={**k.params, "board_row": np.full_like(k.params["board_row"], -1)})  # no board in the table
+    again = no_table.events(decks)
     assert (again[0] == ev).all() and (again[1] == dealt).all()
     assert {k.wagers[0].events[e].split(":")[0] for e in ev[:, 0]} >= {"play_1x", "fold (river)"}
