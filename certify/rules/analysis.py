@@ -67,7 +67,8 @@ def _all_hands(k):
     out = np.empty((n, k), np.int64)
     c = np.arange(k)
     for row in range(n):
-        out[row] = c
+        for j in range(k):  # element by element: a row assignment compiles numba's shape-error message (~4 s)
+            out[row, j] = c[j]
         i = k - 1
         while i >= 0 and c[i] == DECK - k + i:
             i -= 1

@@ -256,7 +256,8 @@ def _profile_dealer_below(profile_counts, profile_free, profile_flush, qualify, 
         for r in range(13):
             if counts[r] < 4:
                 _any_suits_below(counts, r, thresholds, below, any_keys, any_start, any_values, any_cum)
-                out[i, r] = below
+                for j in range(5):  # element by element: a row assignment compiles numba's shape-error message (~4 s)
+                    out[i, r, j] = below[j]
     return out
 
 
