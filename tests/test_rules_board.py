@@ -96,11 +96,13 @@ def _brute_force(spec, deck, hole):
     rest = [c for c in deck if c not in hole]
     fives = list(combinations(rest, 5))
     dealer_pairs = list(combinations(range(len(rest) - 5), 2))
-    rows = []
-    for five in fives:
-        others = [c for c in rest if c not in five]
-        rows += [list(five) + [others[i], others[j]] for i, j in dealer_pairs]
-    dealer = hands.rank_batch(np.array(rows, np.int64)).reshape(len(fives), len(dealer_pairs))
+    five_cards = np.array(fives, np.int64)
+    rest_cards = np.array(rest, np.int64)
+    held = (five_cards[:, :, None] == rest_cards[None, None, :]).any(axis=1)
+    others = np.broadcast_to(rest_cards, held.shape)[~held].reshape(len(fives), -1)  # in deck order
+    pairs = np.array(dealer_pairs, np.int64)
+    rows = np.concatenate([np.repeat(five_cards[:, None, :], len(pairs), axis=1), others[:, pairs]], axis=2)
+    dealer = hands.rank_batch(rows.reshape(-1, 7)).reshape(len(fives), len(dealer_pairs))
     mine = hands.rank_batch(np.array([list(five) + list(hole) for five in fives], np.int64))
     qualifies, sign = dealer >= shape.qualify, np.sign(mine[:, None] - dealer)
     cells = np.stack([((qualifies == bool(q)) & (sign == result)).sum(axis=1)
@@ -112,31 +114,35 @@ def _brute_force(spec, deck, hole):
 
     def best(values):  # options listed by stake: the first of the highest
         return max(range(len(values)), key=lambda o: (values[o], -o))
-    river_value = [[fold if k == kernel.FOLD else b[i] + int(m) * u[i] for k, m in zip(river.kinds, river.mults)]
+    river_value = [[fold if k == kernel.FOLD else int(b[i]) + int(m) * int(u[i]) for k, m in zip(river.kinds, river.mults)]
                    for i in range(len(fives))]
-    river_taken = [best(v) for v in river_value]
+    river_taken = np.array([best(v) for v in river_value], np.int64)
+    river_best = [v[o] for v, o in zip(river_value, river_taken)]
+    river_folds = np.array(river.kinds, np.int64)[river_taken] == kernel.FOLD
     where = {five: i for i, five in enumerate(fives)}
     out = {name: np.zeros(shape_, np.int64) for name, shape_ in
            [("all", (6, 10)), ("flop", (len(flop.names), 6, 10)), ("river", (len(river.names), 6, 10)),
             ("river_fold", 10), ("flop_fold", 10), ("check", ())]}
+    every = slice(None)
     for three in combinations(rest, 3):
-        boards = [where[tuple(sorted(three + pair))] for pair in combinations([c for c in rest if c not in three], 2)]
+        boards = np.array([where[tuple(sorted(three + pair))] for pair in
+                           combinations([c for c in rest if c not in three], 2)], np.int64)
         values = [fold * len(boards) if k == kernel.FOLD else
-                  sum(river_value[i][river_taken[i]] for i in boards) if k == kernel.CHECK else
-                  sum(int(b[i] + int(m) * u[i]) for i in boards) for k, m in zip(flop.kinds, flop.mults)]
+                  sum(river_best[i] for i in boards) if k == kernel.CHECK else
+                  sum(int(b[i]) + int(m) * int(u[i]) for i in boards) for k, m in zip(flop.kinds, flop.mults)]
         o = best(values)
         out["check"] += values[o]
-        for i in boards:
-            cat = category[i]
-            out["all"][:, cat] += cells[i]
-            if flop.kinds[o] == kernel.ADD:
-                out["flop"][o, :, cat] += cells[i]
-            elif flop.kinds[o] == kernel.FOLD:
-                out["flop_fold"][cat] += len(dealer_pairs)
-            elif river.kinds[river_taken[i]] == kernel.FOLD:
-                out["river_fold"][cat] += len(dealer_pairs)
-            else:
-                out["river"][river_taken[i], :, cat] += cells[i]
+        cat = category[boards]
+        np.add.at(out["all"], (every, cat), cells[boards].T)
+        if flop.kinds[o] == kernel.ADD:
+            np.add.at(out["flop"][o], (every, cat), cells[boards].T)
+        elif flop.kinds[o] == kernel.FOLD:
+            np.add.at(out["flop_fold"], cat, len(dealer_pairs))
+        else:  # checked to the river: each board by its river option
+            folds = river_folds[boards]
+            np.add.at(out["river_fold"], cat[folds], len(dealer_pairs))
+            played = boards[~folds]
+            np.add.at(out["river"], (river_taken[played], every, category[played]), cells[played])
     return out
 
 
