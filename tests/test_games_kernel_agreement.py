@@ -30,9 +30,14 @@ def _decks(seed: int) -> np.ndarray:
     return np.array(rows, dtype=np.uint8)
 
 
-def _engine_nets(spec, deck) -> dict[str, Fraction]:
+def _strategy(spec):
+    """The spec's strategy, built once a test (a stateless object: building it reads the spec's
+    rules, most of a round's time if built every round)."""
+    return engine(spec).strategy_from_spec(spec)
+
+
+def _engine_nets(spec, deck, strategy) -> dict[str, Fraction]:
     games = engine(spec)
-    strategy = games.strategy_from_spec(spec)
     if replaces_hands(spec):  # a mulligan: one seat, the side wager too
         rnd = games.play_deck(spec, deck, ["1.00"], strategy, sides={"bonus": "1.00"})
         net = rnd.result().seats[0].net
@@ -69,8 +74,9 @@ def test_kernel_agrees_with_engine_round_for_round(name):
         pytest.skip(str(exc))
     decks = _decks(zlib.crc32(name.encode()))
     events, _ = kernel.events(decks)
+    strategy = _strategy(spec)
     for r in range(ROUNDS):
-        want = _engine_nets(spec, [int(c) for c in decks[r]])
+        want = _engine_nets(spec, [int(c) for c in decks[r]], strategy)
         got = {w.name: w.nets[events[r, j]] for j, w in enumerate(kernel.wagers)}
         assert got == want, (r, [int(c) for c in decks[r]], got, want)
 
@@ -86,8 +92,9 @@ def test_agreement_check_catches_a_wrong_payout():
     decks = _decks(5)
     events, _ = kernel.events(decks)
     disagreements = 0
+    strategy = _strategy(wrong)
     for r in range(ROUNDS):
-        want = _engine_nets(wrong, [int(c) for c in decks[r]])
+        want = _engine_nets(wrong, [int(c) for c in decks[r]], strategy)
         got = {w.name: w.nets[events[r, j]] for j, w in enumerate(kernel.wagers)}
         disagreements += got != want
     assert disagreements > 0

@@ -4,7 +4,7 @@ the counting against brute force (Caribbean and Casino Stud: tests/test_rules_st
 
 from decimal import Decimal
 from fractions import Fraction
-from itertools import combinations
+from itertools import chain, combinations
 from math import comb
 from pathlib import Path
 
@@ -121,7 +121,9 @@ def _brute_five_card_cells(player, up, qualify):
     """(not qualifying, beaten, tying) dealer five-card hands holding ``up`` (None: any) and none of
     the player's cards, each dealer hand valued by the evaluator."""
     rest = [c for c in range(52) if c not in player and c != up]
-    hidden = np.array(list(combinations(rest, 4 if up is not None else 5)), np.int64)
+    k = 4 if up is not None else 5
+    hidden = np.fromiter(chain.from_iterable(combinations(rest, k)), np.int64,  # no list of 1.5M tuples
+                         count=k * comb(len(rest), k)).reshape(-1, k)
     dealer = hidden if up is None else np.column_stack([hidden, np.full(len(hidden), up)])
     d = hands.rank_batch(dealer).astype(np.int64)
     p = int(hands.rank_batch(np.array([player]))[0])

@@ -96,11 +96,13 @@ def _brute_force(spec, deck, hole):
     rest = [c for c in deck if c not in hole]
     fives = list(combinations(rest, 5))
     dealer_pairs = list(combinations(range(len(rest) - 5), 2))
-    rows = []
-    for five in fives:
-        others = [c for c in rest if c not in five]
-        rows += [list(five) + [others[i], others[j]] for i, j in dealer_pairs]
-    dealer = hands.rank_batch(np.array(rows, np.int64)).reshape(len(fives), len(dealer_pairs))
+    five_cards = np.array(fives, np.int64)
+    rest_cards = np.array(rest, np.int64)
+    held = (five_cards[:, :, None] == rest_cards[None, None, :]).any(axis=1)
+    others = np.broadcast_to(rest_cards, held.shape)[~held].reshape(len(fives), -1)  # in deck order
+    pairs = np.array(dealer_pairs, np.int64)
+    rows = np.concatenate([np.repeat(five_cards[:, None, :], len(pairs), axis=1), others[:, pairs]], axis=2)
+    dealer = hands.rank_batch(rows.reshape(-1, 7)).reshape(len(fives), len(dealer_pairs))
     mine = hands.rank_batch(np.array([list(five) + list(hole) for five in fives], np.int64))
     qualifies, sign = dealer >= shape.qualify, np.sign(mine[:, None] - dealer)
     cells = np.stack([((qualifies == bool(q)) & (sign == result)).sum(axis=1)
@@ -112,31 +114,35 @@ def _brute_force(spec, deck, hole):
 
     def best(values):  # options listed by stake: the first of the highest
         return max(range(len(values)), key=lambda o: (values[o], -o))
-    river_value = [[fold if k == kernel.FOLD else b[i] + int(m) * u[i] for k, m in zip(river.kinds, river.mults)]
+    river_value = [[fold if k == kernel.FOLD else int(b[i]) + int(m) * int(u[i]) for k, m in zip(river.kinds, river.mults)]
                    for i in range(len(fives))]
-    river_taken = [best(v) for v in river_value]
+    river_taken = np.array([best(v) for v in river_value], np.int64)
+    river_best = [v[o] for v, o in zip(river_value, river_taken)]
+    river_folds = np.array(river.kinds, np.int64)[river_taken] == kernel.FOLD
     where = {five: i for i, five in enumerate(fives)}
     out = {name: np.zeros(shape_, np.int64) for name, shape_ in
            [("all", (6, 10)), ("flop", (len(flop.names), 6, 10)), ("river", (len(river.names), 6, 10)),
             ("river_fold", 10), ("flop_fold", 10), ("check", ())]}
+    every = slice(None)
     for three in combinations(rest, 3):
-        boards = [where[tuple(sorted(three + pair))] for pair in combinations([c for c in rest if c not in three], 2)]
+        boards = np.array([where[tuple(sorted(three + pair))] for pair in
+                           combinations([c for c in rest if c not in three], 2)], np.int64)
         values = [fold * len(boards) if k == kernel.FOLD else
-                  sum(river_value[i][river_taken[i]] for i in boards) if k == kernel.CHECK else
-                  sum(int(b[i] + int(m) * u[i]) for i in boards) for k, m in zip(flop.kinds, flop.mults)]
+                  sum(river_best[i] for i in boards) if k == kernel.CHECK else
+                  sum(int(b[i]) + int(m) * int(u[i]) for i in boards) for k, m in zip(flop.kinds, flop.mults)]
         o = best(values)
         out["check"] += values[o]
-        for i in boards:
-            cat = category[i]
-            out["all"][:, cat] += cells[i]
-            if flop.kinds[o] == kernel.ADD:
-                out["flop"][o, :, cat] += cells[i]
-            elif flop.kinds[o] == kernel.FOLD:
-                out["flop_fold"][cat] += len(dealer_pairs)
-            elif river.kinds[river_taken[i]] == kernel.FOLD:
-                out["river_fold"][cat] += len(dealer_pairs)
-            else:
-                out["river"][river_taken[i], :, cat] += cells[i]
+        cat = category[boards]
+        np.add.at(out["all"], (every, cat), cells[boards].T)
+        if flop.kinds[o] == kernel.ADD:
+            np.add.at(out["flop"][o], (every, cat), cells[boards].T)
+        elif flop.kinds[o] == kernel.FOLD:
+            np.add.at(out["flop_fold"], cat, len(dealer_pairs))
+        else:  # checked to the river: each board by its river option
+            folds = river_folds[boards]
+            np.add.at(out["river_fold"], cat[folds], len(dealer_pairs))
+            played = boards[~folds]
+            np.add.at(out["river"], (river_taken[played], every, category[played]), cells[played])
     return out
 
 
@@ -283,6 +289,13 @@ def few_classes():
     return board.count(_spec(), only=FEW_CLASSES)
 
 
+@pytest.fixture(scope="module")
+def few_kernel(few_classes):
+    """The bulk kernel of that count, built once for the module: its river table covers every
+    canonical board (about 10 s), and each test's own empty PAR cache would otherwise build it again."""
+    return board.board_kernel(_spec(), few_classes)
+
+
 def _decks_of(classes: frozenset[str], n: int, seed: int) -> np.ndarray:
     """Shuffled decks whose hole (positions 0-1) is of one of ``classes``."""
     from certify.rules.board_streets import class_of_hole
@@ -296,14 +309,14 @@ def _decks_of(classes: frozenset[str], n: int, seed: int) -> np.ndarray:
     return np.array(out, np.uint8)
 
 
-def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(few_classes):
+def test_the_bulk_kernel_plays_the_derived_strategy_deck_for_deck(few_classes, few_kernel):
     # a reference written apart: the flop option from the count's own table (the canonical flop
     # found by trying every suit permutation), the river one by numpy over every dealer hand
     from itertools import permutations
 
     spec = _spec()
     small_counts = few_classes
-    k = board.board_kernel(spec, small_counts)
+    k = few_kernel
     flops = small_counts.flops
     decks = _decks_of(FEW_CLASSES, 60, seed=5)
     ev, dealt = k.events(decks)
@@ -362,7 +375,7 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails()
 
 
 # ---------------------------------------------------------------- the round engine
-def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_classes):
+def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_kernel):
     """RulesRound with the derived strategy (the kernel's own tables and decision functions) on
     decks dealt from the smaller game's flops: each round's money is the kernel event's net."""
     from fractions import Fraction
@@ -370,7 +383,7 @@ def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_classes):
     from certify.rules.engine import DerivedStrategy, play_deck
 
     spec = _spec()
-    k = board.board_kernel(spec, few_classes)
+    k = few_kernel
     strategy = DerivedStrategy(spec, k)
     decks = _decks_of(FEW_CLASSES, 250, seed=9)
     ev, dealt = k.events(decks)
@@ -469,12 +482,11 @@ def test_the_river_table_takes_the_exact_river_option_on_any_image_of_its_boards
     assert taken == {0, 1}  # both options on these boards
 
 
-def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(few_classes):
-    spec = _spec()
-    k = board.board_kernel(spec, few_classes)
+def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(few_kernel):
+    k = few_kernel
     decks = _decks_of(FEW_CLASSES, 200, seed=21)
     ev, dealt = k.events(decks)
-    k.params["board_row"] = np.full_like(k.params["board_row"], -1)  # no board in the table
-    again = k.events(decks)
+    no_table = replace(k, params={**k.params, "board_row": np.full_like(k.params["board_row"], -1)})  # no board in the table
+    again = no_table.events(decks)
     assert (again[0] == ev).all() and (again[1] == dealt).all()
     assert {k.wagers[0].events[e].split(":")[0] for e in ev[:, 0]} >= {"play_1x", "fold (river)"}
