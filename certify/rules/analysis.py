@@ -316,8 +316,25 @@ class OneDecision:
     decision: str
 
 
+_ONE_DECISION: dict[int, tuple[RulesSpec, OneDecision]] = {}  # id(spec) -> (spec, its rules)
+
+
 def one_decision(spec: RulesSpec) -> OneDecision:
-    """The shape check and the rules of a one-decision game (``ShapeError`` names what differs)."""
+    """The shape check and the rules of a one-decision game (``ShapeError`` names what differs).
+
+    Kept per spec object (specs are frozen; the entry holds the spec, so its id is not reused):
+    the round engine asks every round, and the nets cost milliseconds of Fractions each time."""
+    kept = _ONE_DECISION.get(id(spec))
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    rules = _one_decision(spec)
+    if len(_ONE_DECISION) >= 32:
+        _ONE_DECISION.clear()
+    _ONE_DECISION[id(spec)] = (spec, rules)
+    return rules
+
+
+def _one_decision(spec: RulesSpec) -> OneDecision:
     deals = [s for s in spec.steps if isinstance(s, DealStep)]
     decisions = [s for s in spec.steps if isinstance(s, DecideStep)]
     why = []
