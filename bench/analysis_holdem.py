@@ -17,16 +17,21 @@ baseline time / our time. The brute force would still need the Turn/River decisi
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from itertools import combinations
 from math import comb
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from certify import hands
-from certify.rules import board_streets as hb
-from certify.rules import board_streets_kernel as kernel
+# Run as a script, this file's folder comes first on sys.path and bench/rng.py would shadow the rng package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from certify import hands  # noqa: E402
+from certify.rules import board_streets as hb  # noqa: E402
+from certify.rules import board_streets_kernel as kernel  # noqa: E402
 
 SPECS = ["texas_holdem_bonus", "texas_holdem_bonus_2x"]
 PAIRS_WITH_CLASSES = 169 * comb(50, 5)  # (player class, board) pairs in the exact computation
@@ -80,6 +85,8 @@ def baseline(pairs: int = 2000, eval7_pairs: int = 3) -> dict:
     try:
         import eval7
     except ImportError:
+        return result
+    if eval7_pairs <= 0:  # --eval7-pairs 0: no eval7 baseline (as bench/analysis.py)
         return result
     deck = [eval7.Card(r + s) for r in "23456789TJQKA" for s in "cdhs"]  # our order: 4 * rank + suit
     t0 = time.perf_counter()
