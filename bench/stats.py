@@ -8,7 +8,7 @@
 2. 4, 10, 20, 30 and 100 (and ``--sequences``) such sequences through
    ``certify.stats.battery.sp800_22_battery`` (what ``certify rng`` runs: generation, the battery,
    the 4.2 second level), one timed call with 1 thread and then one with ``--workers`` threads at
-   each count (the first starts the process's lasting thread pool, ``sp800_22.pool``): wall and CPU
+   each count (the first starts the process's lasting thread pool, ``certify.pool``): wall and CPU
    time (all threads), the ratio and the load;
    what a worker process would pay to start (import, kernel loading); then the same call in a
    fresh process (import and numba cache load included);

@@ -140,7 +140,7 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
     "second_level": [...], "member_pvalue": p or None, "results": [per-sequence result dicts]}}``.
     """
     from certify.stats.sp800_22 import check_reference
-    from certify.stats.sp800_22.pool import map_in_order
+    from certify.pool import map_in_order
 
     if n_bits % 8:
         raise ValueError(f"bits per sequence must be a multiple of 8, got {n_bits}")
@@ -152,7 +152,7 @@ def sp800_22_battery(source, n_bits: int, sequences: int, alpha: float = 0.01, j
         if progress:
             progress(f"SP 800-22 sequence {i + 1}/{sequences}")
 
-    # more than one worker: the process's lasting thread pool (sp800_22.pool), no start-up per call
+    # more than one worker: the process's lasting thread pool (certify.pool), no start-up per call
     per_sequence = map_in_order(_run_sequence, [(p, n_bits, alpha, reference) for p in packed], workers, report)
     out: dict[str, dict[str, Any]] = {}
     names = [r["name"] for r in per_sequence[0]] if per_sequence else []
@@ -434,7 +434,7 @@ def run_battery(source, profile: str | Profile = "standard", *, alpha: float = 0
     """
     alpha = check_alpha(alpha)
     from certify.stats.sp800_22 import check_reference
-    from certify.stats.sp800_22.pool import map_in_order
+    from certify.pool import map_in_order
 
     check_reference(reference)
     chosen = resolve_profile(profile, bits=bits, sequences=sequences, decks=decks, small_decks=small_decks,

@@ -1,13 +1,16 @@
-"""The threads the SP 800-22 battery runs its sequences on: one pool per process and per thread
-count, created on first use and kept until the process ends.
+"""The process's worker threads: one pool per process and per thread count, created on first use
+and kept until the process ends. The SP 800-22 battery runs its sequences on it, and any compiled
+kernel that releases the GIL (``@njit(nogil=True)``) may run its chunks on it instead of numba's
+``parallel=True``, whose parfor passes cost far more compile time than the loop they run.
 
 A pool made per battery call paid, on every call, for new threads and for what a new thread
 touches first (its malloc arena's pages; with sequences on threads the kernels run nogil, so the
 threads are the battery's, not numba's -- no kernel here uses numba's parallel threads). Kept for
 the process, the threads and their warm arenas serve every later call (the pytest plugin, the
-benchmarks, ``certify run``'s profiles). After ``os.fork`` the child starts without pools (the
-parent's threads do not exist there) and makes its own on first use; at exit the pools are shut
-down, not-started work cancelled.
+benchmarks, ``certify run``'s profiles). A call made from one of the pool's own threads runs on
+that thread (a nested call waiting on the same pool could wait forever). After ``os.fork`` the
+child starts without pools (the parent's threads do not exist there) and makes its own on first
+use; at exit the pools are shut down, not-started work cancelled.
 """
 
 from __future__ import annotations
@@ -20,6 +23,16 @@ from typing import Any, Callable, Iterable, Sequence
 
 _lock = threading.Lock()
 _pools: dict[int, ThreadPoolExecutor] = {}
+_inside = threading.local()  # set on the pools' own threads
+
+
+def _mark_pool_thread() -> None:
+    _inside.pool = True
+
+
+def in_pool_thread() -> bool:
+    """Whether the calling thread is one of this process's pool threads."""
+    return getattr(_inside, "pool", False)
 
 
 def sequence_pool(workers: int) -> ThreadPoolExecutor:
@@ -29,8 +42,8 @@ def sequence_pool(workers: int) -> ThreadPoolExecutor:
     with _lock:
         pool = _pools.get(workers)
         if pool is None:
-            pool = _pools[workers] = ThreadPoolExecutor(max_workers=workers,
-                                                        thread_name_prefix=f"sp800-22-{workers}")
+            pool = _pools[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"certify-{workers}",
+                                                        initializer=_mark_pool_thread)
         return pool
 
 
@@ -40,7 +53,7 @@ def map_in_order(fn: Callable[..., Any], calls: Iterable[Sequence[Any]], workers
     (one worker: on this thread); ``each(i)`` after result i arrives. On an error (or Ctrl-C) the
     calls not started are cancelled and the running ones finish before it propagates: no work of
     this call outlives it."""
-    if workers == 1:
+    if workers == 1 or in_pool_thread():
         out = []
         for i, args in enumerate(calls):
             out.append(fn(*args))

@@ -1,4 +1,4 @@
-"""The SP 800-22 battery's thread pool (certify.stats.sp800_22.pool): one per process, reused by
+"""The process's thread pool (certify.pool): one per process, reused by
 every call, usable again after an error, rebuilt in a forked child, shut down at exit."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from certify.stats.sp800_22 import pool, spectral
+from certify import pool
+from certify.stats.sp800_22 import spectral
 
 
 def _thread_name(_: int) -> str:
@@ -20,11 +21,11 @@ def _thread_name(_: int) -> str:
 
 def test_every_call_reuses_the_same_threads():
     first = pool.map_in_order(_thread_name, [(i,) for i in range(8)], 2)
-    threads = {t.ident for t in threading.enumerate() if t.name.startswith("sp800-22-2")}
+    threads = {t.ident for t in threading.enumerate() if t.name.startswith("certify-2")}
     second = pool.map_in_order(_thread_name, [(i,) for i in range(8)], 2)
     assert pool.sequence_pool(2) is pool.sequence_pool(2)
-    assert set(first) | set(second) <= {t.name for t in threading.enumerate() if t.name.startswith("sp800-22-2")}
-    assert {t.ident for t in threading.enumerate() if t.name.startswith("sp800-22-2")} == threads  # none started
+    assert set(first) | set(second) <= {t.name for t in threading.enumerate() if t.name.startswith("certify-2")}
+    assert {t.ident for t in threading.enumerate() if t.name.startswith("certify-2")} == threads  # none started
     assert len(threads) <= 2
     assert pool.map_in_order(_thread_name, [(0,)], 1) == [threading.current_thread().name]  # one: this thread
 
@@ -88,3 +89,14 @@ def test_fft_buffers_are_shared_between_threads_and_bounded():
     assert got == [want] * 6
     sizes = [b.size for b in spectral._spare_buffers]
     assert sizes.count(x.size // 2) <= 2 and len(sizes) <= spectral.SPARE_BUFFERS  # one per thread at most
+
+
+def test_a_call_from_a_pool_thread_runs_on_that_thread():
+    # a kernel's chunks mapped from inside a battery sequence: no nested wait on a full pool
+    def outer(i):
+        inner = pool.map_in_order(_thread_name, [(j,) for j in range(3)], 2)
+        return threading.current_thread().name, inner
+
+    for name, inner in pool.map_in_order(outer, [(i,) for i in range(4)], 2):
+        assert pool.in_pool_thread() is False
+        assert inner == [name, name, name]
