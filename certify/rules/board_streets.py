@@ -364,13 +364,16 @@ class WalkCounts:
     (rep, set, path, cell, category) the deals of each decision path below the root (set 0 the derived
     strategy, set 1 the spec rule's; ``path_of`` reads a path); ``check_value`` (rep) the derived value
     of the decisions below the root (scaled by the caller's denominator); ``flop_choice`` (rep, flop) the
-    derived flop option; ``profile`` (rep, level 3 / 4 / 5, category so far, option) nodes taking it."""
+    derived flop option; ``turn_choice`` (rep, 4-card board; width 0 without a turn decision) the derived
+    turn option, the boards of both by the colex rank of their cards' positions in the deck less the hole;
+    ``profile`` (rep, level 3 / 4 / 5, category so far, option) nodes taking it."""
 
     points: tuple[DecisionPoint, ...]
     all_cells: np.ndarray
     path_cells: np.ndarray
     check_value: np.ndarray
     flop_choice: np.ndarray
+    turn_choice: np.ndarray
     profile: np.ndarray
     value_scale: int  # check_value's extra scale: the lcm of the multiples' denominators (1: whole multiples)
     seconds: float
@@ -441,10 +444,10 @@ def walk(deck: tuple[int, ...], reps: np.ndarray, qual: int, points: tuple[Decis
                                         kinds, mults, ends, int(fold_value) * scale, rule_rows, bool(prefer_risk),
                                         bool(profile), 3 if int(qual) == 0 else kernel.N_CELLS))
         del codes
-    path_cells, check_value, flop_choice, prof = (np.concatenate(a) for a in zip(*parts))
+    path_cells, check_value, flop_choice, turn_choice, prof = (np.concatenate(a) for a in zip(*parts))
     all_cells = path_cells[:, 0].sum(axis=1)  # every chain takes one path of the derived strategy
     return WalkCounts(tuple(points), all_cells * multiplicity, path_cells * multiplicity,
-                      check_value * multiplicity, flop_choice, prof, scale,
+                      check_value * multiplicity, flop_choice, turn_choice, prof, scale,
                       time.perf_counter() - start, time.process_time() - cpu)
 
 

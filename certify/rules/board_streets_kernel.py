@@ -555,7 +555,9 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
     path, 6, 10; path = ((flop option) x (turn option + 1) + turn option) x (river options + 1) +
     river option, a skipped level counted as its option count), ``check_value`` (R: the value W of
     the root's subtree, set 0), ``flop_choice`` (R, flop by the colex rank of its cards among the
-    deck less the hole: set 0's option) and ``profile`` (R, level 3 / 4 / 5, player's category so
+    deck less the hole: set 0's option), ``turn_choice`` (R, 4-card board by the colex rank of its
+    cards among the deck less the hole, as ``flop_choice``: set 0's option; width 0 without a turn
+    decision) and ``profile`` (R, level 3 / 4 / 5, player's category so
     far, option: nodes taking it, set 0, when ``with_profile``). ``live_cells``: 3 when the dealer
     always qualifies (the cells NW, NT, NL are then empty), else 6."""
     n = deck.size
@@ -594,6 +596,7 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
     path_cells = np.zeros((n_reps, n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
     check_value = np.zeros(n_reps, np.int64)
     flop_choice = np.zeros((n_reps, n3 if on3 else 0), np.int8)
+    turn_choice = np.zeros((n_reps, n4 if on4 else 0), np.int8)
     profile = np.zeros((n_reps, 3, N_CATEGORIES, MAX_OPTIONS), np.int64)
     for r in prange(n_reps):
         to_deck = _rest_of_deck(reps, r, n)
@@ -657,6 +660,7 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                             o, w = _best_option(2, n_opts, kinds, mults, ends, fold4, sum_b[k] if need_b else 0,
                                                 sum_u[k], sum_w[k], prefer_risk)
                             choice4[0, k] = o
+                            turn_choice[r, k] = o
                             sum_w[k] = w
                             if not on3:
                                 w0 += w
@@ -746,7 +750,7 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
                                     f += 1
                             bi += 1
         path_cells[r] = local_paths
-    return path_cells, check_value, flop_choice, profile
+    return path_cells, check_value, flop_choice, turn_choice, profile
 
 
 @njit(cache=True, inline="always")
