@@ -23,10 +23,13 @@ index C(i0,1) + C(i1,2) + C(i2,3) + C(i3,4) + C(i4,5).
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from certify.hands import all_boards, best6_nb, eval5_nb, eval7_nb  # noqa: F401  (all_boards: the board order)
+from certify.pool import cpus, map_in_order
 
 # A (player hole, board) code: the dealer holes disjoint from both (at most C(45, 2) = 990 < 2^10)
 # that qualify and are below / equal / in all, those that do not and are below / equal, and the
@@ -247,27 +250,49 @@ def _board_shape(deck, board, binom, ranks):
     return _SHAPE_BASE[k] + index
 
 
-@njit(cache=True)
 def board_shapes(deck, boards):
     """The shapes of ``boards`` over a deck closed under suit permutations: (shape index of every
-    board, int32; the first board of each shape, -1 for a shape no board has)."""
-    binom = _binomials(17)
-    ranks = np.empty(5, np.int64)
+    board, int32; the first board of each shape, -1 for a shape no board has). Chunks of boards run
+    on the process's threads (``_shapes_of``)."""
     board_shape = np.empty(boards.shape[0], np.int32)
+    binom = _binomials(17)
+    map_in_order(_shapes_of, [(deck, boards, binom, board_shape, b0, b1) for b0, b1 in _chunks(boards.shape[0], 64)],
+                 cpus())
     first = np.full(N_SHAPES, -1, np.int64)
-    for bi in range(boards.shape[0]):
-        s = _board_shape(deck, boards[bi], binom, ranks)
-        board_shape[bi] = s
-        if first[s] < 0:
-            first[s] = bi
+    shapes, at = np.unique(board_shape, return_index=True)  # the first occurrence of each
+    first[shapes] = at
     return board_shape, first
 
 
-@njit(cache=True, parallel=True)
+def _chunks(n, n_chunks):
+    """(start, stop) of ``n_chunks`` near-equal parts of range(n) (fewer when n is smaller), in order."""
+    n_chunks = max(1, min(int(n_chunks), int(n)))
+    return [(c * n // n_chunks, (c + 1) * n // n_chunks) for c in range(n_chunks)]
+
+
+@njit(cache=True, nogil=True)
+def _shapes_of(deck, boards, binom, board_shape, b0, b1):
+    """board_shape[b] = the shape index of boards[b] for b0 <= b < b1."""
+    ranks = np.empty(5, np.int64)
+    for bi in range(b0, b1):
+        board_shape[bi] = _board_shape(deck, boards[bi], binom, ranks)
+
+
 def class_code_tables(deck, boards, class_boards, qual, n_chunks):
     """The type-pair codes (``_type_codes``) of the boards ``boards[class_boards]`` (-1: none):
     (offsets, table), class c's from table[offsets[c]]: N_TYPE_PAIRS entries on a board a flush can
-    be made on, N_RANK_PAIRS on the others; NOT_DEALT for a type pair with no hole."""
+    be made on, N_RANK_PAIRS on the others; NOT_DEALT for a type pair with no hole. ``n_chunks``
+    chunks of classes run on the process's threads (``_class_codes``)."""
+    offsets = _class_offsets(deck, boards, class_boards)
+    table = np.full(offsets[-1], NOT_DEALT, np.int64)
+    map_in_order(_class_codes, [(deck, boards, class_boards, qual, offsets, table, c0, c1)
+                                for c0, c1 in _chunks(class_boards.size, n_chunks)], cpus())
+    return offsets, table
+
+
+@njit(cache=True, nogil=True)
+def _class_offsets(deck, boards, class_boards):
+    """Where each class's codes start in ``class_code_tables``' table (one more: its size)."""
     n_classes = class_boards.size
     offsets = np.zeros(n_classes + 1, np.int64)
     for c in range(n_classes):
@@ -275,41 +300,57 @@ def class_code_tables(deck, boards, class_boards, qual, n_chunks):
         if class_boards[c] >= 0:
             size = N_TYPE_PAIRS if _board_flush_suit(deck, boards[class_boards[c]]) >= 0 else N_RANK_PAIRS
         offsets[c + 1] = offsets[c] + size
-    table = np.full(offsets[n_classes], NOT_DEALT, np.int64)
-    for chunk in prange(n_chunks):
-        work = np.empty((7, N_TYPES), np.int64)
-        keys = np.empty(N_TYPE_PAIRS, np.int64)
-        for c in range(chunk * n_classes // n_chunks, (chunk + 1) * n_classes // n_chunks):
-            if class_boards[c] >= 0:
-                _type_codes(deck, boards[class_boards[c]], qual, table[offsets[c]:offsets[c + 1]], work, keys)
-    return offsets, table
+    return offsets
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _class_codes(deck, boards, class_boards, qual, offsets, table, c0, c1):
+    """``class_code_tables``' codes of the classes c0 <= c < c1."""
+    work = np.empty((7, N_TYPES), np.int64)
+    keys = np.empty(N_TYPE_PAIRS, np.int64)
+    for c in range(c0, c1):
+        if class_boards[c] >= 0:
+            _type_codes(deck, boards[class_boards[c]], qual, table[offsets[c]:offsets[c + 1]], work, keys)
+
+
 def codes_from_class_tables(deck, reps, boards, board_class, offsets, table, out, n_chunks):
     """out[r, b] = the code of representative hole r on board b: its type pair's in the table of the
     board's class (``class_code_tables``), NOT_DEALT where they overlap. A board's class shares its
-    card types (rank, flush suit or not) and so its codes. Written board after board, every hole's
-    row in order; a deck of at most 63 cards (a card a bit of an int64)."""
-    n_boards = boards.shape[0]
+    card types (rank, flush suit or not) and so its codes. ``n_chunks`` chunks of boards run on the
+    process's threads (``_codes_of_boards``), each board written in every hole's row; a deck of at
+    most 63 cards (a card a bit of an int64)."""
+    pair, hole_bits = _rep_type_pairs(deck, reps)
+    map_in_order(_codes_of_boards, [(deck, boards, board_class, offsets, table, pair, hole_bits, out, b0, b1)
+                                    for b0, b1 in _chunks(boards.shape[0], n_chunks)], cpus())
+
+
+@njit(cache=True, nogil=True)
+def _rep_type_pairs(deck, reps):
+    """(pair[flush suit + 1, rep]: the rep's type pair on a board of that flush suit (-1: none),
+    hole_bits[rep]: its two cards as bits of deck indices)."""
     n_reps = reps.shape[0]
-    pair = np.empty((5, n_reps), np.int64)  # [flush suit + 1, rep]: the rep's type pair
+    pair = np.empty((5, n_reps), np.int64)
     hole_bits = np.empty(n_reps, np.int64)
     for r in range(n_reps):
         a, b = reps[r, 0], reps[r, 1]
         hole_bits[r] = (np.int64(1) << a) | (np.int64(1) << b)
         for s in range(-1, 4):
             pair[s + 1, r] = _type_pair(_card_type(deck[a], s), _card_type(deck[b], s))
-    for chunk in prange(n_chunks):
-        for bi in range(chunk * n_boards // n_chunks, (chunk + 1) * n_boards // n_chunks):
-            board = boards[bi]
-            board_bits = np.int64(0)
-            for i in range(5):
-                board_bits |= np.int64(1) << board[i]
-            row = pair[_board_flush_suit(deck, board) + 1]
-            at = offsets[board_class[bi]]
-            for r in range(n_reps):
-                out[r, bi] = NOT_DEALT if board_bits & hole_bits[r] else table[at + row[r]]
+    return pair, hole_bits
+
+
+@njit(cache=True, nogil=True)
+def _codes_of_boards(deck, boards, board_class, offsets, table, pair, hole_bits, out, b0, b1):
+    """``codes_from_class_tables`` for the boards b0 <= b < b1."""
+    for bi in range(b0, b1):
+        board = boards[bi]
+        board_bits = np.int64(0)
+        for i in range(5):
+            board_bits |= np.int64(1) << board[i]
+        row = pair[_board_flush_suit(deck, board) + 1]
+        at = offsets[board_class[bi]]
+        for r in range(hole_bits.size):
+            out[r, bi] = NOT_DEALT if board_bits & hole_bits[r] else table[at + row[r]]
 
 
 def showdown_codes(deck, reps, boards, qual, n_chunks):
@@ -479,43 +520,44 @@ def _board_value(code, dealer_holes, base, unit, river_kind, river_mult, fold_ri
     return cat, b, u, best_o, best_v
 
 
-@njit(cache=True)
-def _best_option(level, n_opts, kinds, mults, ends, fold_v, sum_b, sum_u, cont_w, prefer_risk):
-    """(option, value) at a node of ``level``: fold ``fold_v``; check ``cont_w`` (the children's
-    values); add m ending the decisions ``sum_b + m x sum_u``, not ending ``m x sum_u + cont_w``.
-    Options are listed by stake ascending: on a tie the first (least at risk) is kept, the last
-    with ``prefer_risk``."""
+@njit(cache=True, nogil=True)
+def _best_option(n, kinds, mults, ends, fold_v, sum_b, sum_u, cont_w, prefer_risk):
+    """(option, value) at a node whose ``n`` options are ``kinds`` / ``mults`` / ``ends`` (one level's
+    rows): fold ``fold_v``; check ``cont_w`` (the children's values); add m ending the decisions
+    ``sum_b + m x sum_u``, not ending ``m x sum_u + cont_w``. Options are listed by stake ascending:
+    on a tie the first (least at risk) is kept, the last with ``prefer_risk``. The level's rows, not
+    the level, are passed: a literal level compiled one copy per level."""
     best_o = -1
     best_v = 0
-    for o in range(n_opts[level]):
-        k = kinds[level, o]
+    for o in range(n):
+        k = kinds[o]
         if k == FOLD:
             v = fold_v
         elif k == CHECK:
             v = cont_w
-        elif ends[level, o]:
-            v = sum_b + mults[level, o] * sum_u
+        elif ends[o]:
+            v = sum_b + mults[o] * sum_u
         else:
-            v = mults[level, o] * sum_u + cont_w
+            v = mults[o] * sum_u + cont_w
         if best_o < 0 or v > best_v or (prefer_risk and v == best_v):
             best_o = o
             best_v = v
     return best_o, best_v
 
 
-@njit(cache=True)
 def _ended(level, o, kinds, ends):
     """Whether option o of ``level`` ends the decisions (a fold, or an add ending them)."""
-    return kinds[level, o] == FOLD or (kinds[level, o] == ADD and ends[level, o] != 0)
+    return bool(kinds[level, o] == FOLD or (kinds[level, o] == ADD and ends[level, o] != 0))
 
 
-@njit(cache=True)
-def _rule_option(rule, level, h0, h1, board, category):
-    """The spec strategy's option at ``level``: rule[level] = (category at least, option then,
-    option else, straight category: a hole card must play below it, 0: no hole card asked)."""
-    if category >= rule[level, 0] and hole_plays_rule(h0, h1, board, category, rule[level, 3]):
-        return rule[level, 1]
-    return rule[level, 2]
+@njit(cache=True, nogil=True)
+def _rule_option(rule_row, h0, h1, board, category):
+    """The spec strategy's option at a level whose row of ``rule`` is ``rule_row`` = (category at
+    least, option then, option else, straight category: a hole card must play below it, 0: no hole
+    card asked)."""
+    if category >= rule_row[0] and hole_plays_rule(h0, h1, board, category, rule_row[3]):
+        return rule_row[1]
+    return rule_row[2]
 
 
 @njit(cache=True)
@@ -534,7 +576,6 @@ def _flop_sum(sums, i0, i1, i2, m, binom):
     return total
 
 
-@njit(cache=True, parallel=True)
 def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_value, rule, prefer_risk,
                 with_profile, live_cells):
     """Per representative hole, the deals on each decision path, by (cell, category), from the codes
@@ -557,200 +598,276 @@ def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_
     the root's subtree, set 0), ``flop_choice`` (R, flop by the colex rank of its cards among the
     deck less the hole: set 0's option), ``turn_choice`` (R, 4-card board by the colex rank of its
     cards among the deck less the hole, as ``flop_choice``: set 0's option; width 0 without a turn
-    decision) and ``profile`` (R, level 3 / 4 / 5, player's category so
-    far, option: nodes taking it, set 0, when ``with_profile``). ``live_cells``: 3 when the dealer
-    always qualifies (the cells NW, NT, NL are then empty), else 6."""
-    n = deck.size
-    binom = _binomials(n)
+    decision) and ``profile`` (R, level 3 / 4 / 5, player's category so far, option: nodes taking it,
+    set 0, when ``with_profile``). ``live_cells``: 3 when the dealer always qualifies (the cells NW,
+    NT, NL are then empty), else 6.
+
+    Each hole is one call of the compiled ``_walk_hole`` (nogil), the holes run on the process's
+    threads (``certify.pool``) and write their own rows of the results."""
+    n = int(deck.size)
     m = n - 2
-    dealer_holes = (m - 5) * (m - 6) // 2
-    on3, on4, on5 = n_opts[1] > 0, n_opts[2] > 0, n_opts[3] > 0
-    mid = on3 or on4
-    radix4 = n_opts[2] + 1 if on4 else 1
-    radix5 = n_opts[3] + 1 if on5 else 1
-    n_partial = (n_opts[1] if on3 else 1) * radix4
-    n_paths = n_partial * radix5
+    on3, on4, on5 = bool(n_opts[1] > 0), bool(n_opts[2] > 0), bool(n_opts[3] > 0)
+    radix4 = int(n_opts[2]) + 1 if on4 else 1
+    radix5 = int(n_opts[3]) + 1 if on5 else 1
+    n_partial = (int(n_opts[1]) if on3 else 1) * radix4
     n_sets = 2 if rule.shape[0] else 1
-    need_b = False  # a flop or turn option ending the decisions needs the boards' B summed
-    for level in (1, 2):
-        for o in range(n_opts[level]):
-            if kinds[level, o] == ADD and ends[level, o]:
-                need_b = True
-    leaf_zero = not on5  # every board's value is 0 (no base, no decision after 5 cards): no sums of it
-    for c in range(N_CELLS):
-        for cat in range(base.shape[1]):
-            if base[c, cat] != 0:
-                leaf_zero = False
-    ended3 = np.zeros(MAX_OPTIONS, np.bool_)  # a flop option ending the decisions: the turn's skipped
-    for o in range(n_opts[1]):
-        ended3[o] = on4 and _ended(1, o, kinds, ends)
-    partial_ended = np.zeros(n_partial, np.bool_)
-    for f in range(n_partial):
-        o3, p4 = f // radix4, f % radix4
-        partial_ended[f] = (on3 and _ended(1, o3, kinds, ends)) or (on4 and p4 < n_opts[2] and _ended(2, p4, kinds, ends))
-    fold5 = fold_value * dealer_holes
-    fold4 = fold_value * (m - 4) * dealer_holes
-    fold3 = fold_value * ((m - 3) * (m - 4) if on4 else (m - 3) * (m - 4) // 2) * dealer_holes
+    flags = np.zeros(N_FLAGS, np.bool_)
+    flags[NEED_B] = any(kinds[level, o] == ADD and ends[level, o] for level in (1, 2) for o in range(n_opts[level]))
+    flags[LEAF_ZERO] = not on5 and not np.any(base)  # every board's value is 0: no sums of it
+    flags[PREFER_RISK] = bool(prefer_risk)
+    flags[WITH_PROFILE] = bool(with_profile)
+    ended3 = np.array([on4 and o < n_opts[1] and _ended(1, o, kinds, ends) for o in range(MAX_OPTIONS)], np.bool_)
+    partial_ended = np.array([(on3 and _ended(1, f // radix4, kinds, ends))
+                              or (on4 and f % radix4 < n_opts[2] and _ended(2, f % radix4, kinds, ends))
+                              for f in range(n_partial)], np.bool_)
     n_reps = reps.shape[0]
-    n3, n4 = binom[m, 3], binom[m, 4]
-    path_cells = np.zeros((n_reps, n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
+    n3, n4 = comb(m, 3), comb(m, 4)
+    path_cells = np.zeros((n_reps, n_sets, n_partial * radix5, N_CELLS, N_CATEGORIES), np.int64)
     check_value = np.zeros(n_reps, np.int64)
     flop_choice = np.zeros((n_reps, n3 if on3 else 0), np.int8)
     turn_choice = np.zeros((n_reps, n4 if on4 else 0), np.int8)
     profile = np.zeros((n_reps, 3, N_CATEGORIES, MAX_OPTIONS), np.int64)
-    for r in prange(n_reps):
-        to_deck = _rest_of_deck(reps, r, n)
-        row = codes[r]
-        h0, h1 = deck[reps[r, 0]], deck[reps[r, 1]]
-        cnt = np.zeros(N_CELLS, np.int64)
-        four = np.empty(5, np.int64)
-        cards = np.empty(5, np.int64)
-        sum_b = np.zeros(n4 if need_b else 1, np.int64)
-        sum_u = np.zeros(n4 if mid else 1, np.int64)
-        sum_w = np.zeros(n4 if mid else 1, np.int64)
-        choice3 = np.zeros((n_sets, n3 if on3 else 1), np.int8)
-        choice4 = np.zeros((n_sets, n4 if on4 else 1), np.int8)
-        local_profile = np.zeros((3, N_CATEGORIES, MAX_OPTIONS), np.int64)
-        local_paths = np.zeros((n_sets, n_paths, N_CELLS, N_CATEGORIES), np.int64)
-        leaf = np.zeros(binom[m, 5] if on5 else 1, np.int8)  # set 0's option after 5 cards, in walk order
-        bi = 0
-        w0 = 0
-        for i4 in range(4, m):  # the first walk: the boards' values, summed per 4-card board
-            for i3 in range(3, i4):
-                for i2 in range(2, i3):
-                    for i1 in range(1, i2):
-                        for i0 in range(i1):
-                            code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
-                                                    to_deck[i4], binom)]
-                            cat = decode_cells(code, dealer_holes, cnt)
-                            b = 0
-                            u = 0
-                            for c in range(live_cells):
-                                b += cnt[c] * base[c, cat]
-                                u += cnt[c] * unit[c, cat]
-                            w = b
-                            if on5:
-                                o, w = _best_option(3, n_opts, kinds, mults, ends, fold5, b, u, b, prefer_risk)
-                                leaf[bi] = o
-                                bi += 1
-                                if with_profile:
-                                    local_profile[2, cat, o] += 1
-                            if mid:
-                                _four_boards(i0, i1, i2, i3, i4, binom, four)
-                                for k in range(5):
-                                    if need_b:
-                                        sum_b[four[k]] += b
-                                    sum_u[four[k]] += u
-                                    if not leaf_zero:
-                                        sum_w[four[k]] += w
-                            else:
-                                w0 += w
-        categories = with_profile or n_sets > 1
-        if mid and categories:
-            flop_category, four_category = street_categories(deck, h0, h1, to_deck, binom)
-        else:
-            flop_category = np.zeros(1, np.int8)
-            four_category = np.zeros(1, np.int8)
-        if on4:  # the turn decision per 4-card board; its value replaces the sum of its boards'
-            for i3 in range(3, m):
-                for i2 in range(2, i3):
-                    for i1 in range(1, i2):
-                        for i0 in range(i1):
-                            k = _rank4(i0, i1, i2, i3, binom)
-                            o, w = _best_option(2, n_opts, kinds, mults, ends, fold4, sum_b[k] if need_b else 0,
-                                                sum_u[k], sum_w[k], prefer_risk)
-                            choice4[0, k] = o
-                            turn_choice[r, k] = o
-                            sum_w[k] = w
-                            if not on3:
-                                w0 += w
-                            if categories:
-                                cat = four_category[k]
-                                if with_profile:
-                                    local_profile[1, cat, o] += 1
-                                if n_sets > 1:
-                                    cards[0], cards[1] = deck[to_deck[i0]], deck[to_deck[i1]]
-                                    cards[2], cards[3] = deck[to_deck[i2]], deck[to_deck[i3]]
-                                    choice4[1, k] = _rule_option(rule, 2, h0, h1, cards[:4], cat)
-        if on3:  # the flop decision, from its 4-card boards (each board twice without a turn decision)
-            halve = 1 if on4 else 2
-            for i2 in range(2, m):
+    results = (path_cells, check_value, flop_choice, turn_choice, profile)
+    fixed = (codes, reps, deck, np.ascontiguousarray(base, np.int64), np.ascontiguousarray(unit, np.int64),
+             n_opts, kinds, mults, ends, int(fold_value), rule, flags, int(live_cells), ended3, partial_ended)
+    map_in_order(_walk_hole, [(r, *fixed, *results) for r in range(n_reps)], cpus())
+    return results
+
+
+# Flags of a walk (``walk_counts``): passed as one array.
+NEED_B, LEAF_ZERO, PREFER_RISK, WITH_PROFILE = range(4)
+N_FLAGS = 4
+
+
+@njit(cache=True, nogil=True)
+def _walk_hole(r, codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_value, rule, flags, live_cells,
+               ended3, partial_ended, path_cells, check_value, flop_choice, turn_choice, profile):
+    """``walk_counts`` for representative hole r: its rows of the results."""
+    n = deck.size
+    binom = _binomials(n)
+    m = n - 2
+    dealer_holes = (m - 5) * (m - 6) // 2
+    on3, on4 = n_opts[1] > 0, n_opts[2] > 0
+    mid = on3 or on4
+    n_sets = path_cells.shape[1]
+    need_b = flags[NEED_B]
+    n3, n4 = binom[m, 3], binom[m, 4]
+    to_deck = _rest_of_deck(reps, r, n)
+    h0, h1 = deck[reps[r, 0]], deck[reps[r, 1]]
+    sum_b = np.zeros(n4 if need_b else 1, np.int64)
+    sum_u = np.zeros(n4 if mid else 1, np.int64)
+    sum_w = np.zeros(n4 if mid else 1, np.int64)
+    leaf = np.zeros(binom[m, 5] if n_opts[3] > 0 else 1, np.int8)  # set 0's option after 5 cards, in walk order
+    w0 = _value_boards(r, codes, to_deck, binom, dealer_holes, base, unit, n_opts, kinds, mults, ends,
+                       fold_value * dealer_holes, flags, live_cells, mid, sum_b, sum_u, sum_w, leaf, profile)
+    categories = flags[WITH_PROFILE] or n_sets > 1
+    if mid and categories:
+        flop_category, four_category = street_categories(deck, h0, h1, to_deck, binom)
+    else:
+        flop_category = np.zeros(1, np.int8)
+        four_category = np.zeros(1, np.int8)
+    choice3 = np.zeros((n_sets, n3 if on3 else 1), np.int8)
+    choice4 = np.zeros((n_sets, n4 if on4 else 1), np.int8)
+    if on4:  # the turn decision per 4-card board; its value replaces the sum of its boards'
+        w0 += _turn_decisions(r, deck, to_deck, h0, h1, binom, n_opts, kinds, mults, ends, rule, flags,
+                              fold_value * (m - 4) * dealer_holes, sum_b, sum_u, sum_w, four_category, choice4,
+                              turn_choice, profile)
+    if on3:  # the flop decision, from its 4-card boards (each board twice without a turn decision)
+        fold3 = fold_value * ((m - 3) * (m - 4) if on4 else (m - 3) * (m - 4) // 2) * dealer_holes
+        w0 += _flop_decisions(r, deck, to_deck, h0, h1, binom, n_opts, kinds, mults, ends, rule, flags, fold3,
+                              sum_b, sum_u, sum_w, flop_category, choice3, flop_choice, profile)
+    check_value[r] = w0
+    packed = np.zeros((n_sets, n4 if mid else 1), np.int64)  # per 4-card board and set: its chains'
+    if mid:  # (flop, turn) options, 8 bits each
+        _pack_chains(m, binom, n_opts, choice3, choice4, ended3, packed)
+    _add_paths(r, codes, deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rule, live_cells, partial_ended,
+               packed, leaf, path_cells)
+
+
+@njit(cache=True, nogil=True)
+def _value_boards(r, codes, to_deck, binom, dealer_holes, base, unit, n_opts, kinds, mults, ends, fold5, flags,
+                  live_cells, mid, sum_b, sum_u, sum_w, leaf, profile):
+    """The first walk: each board's B, U and value (its level-5 option into ``leaf``, in walk order)
+    summed per 4-card board (``sum_*``, when a decision precedes the river); returns the sum of the
+    boards' values when none does."""
+    m = to_deck.size
+    row = codes[r]
+    on5 = n_opts[3] > 0
+    need_b, leaf_zero, prefer_risk, with_profile = flags[NEED_B], flags[LEAF_ZERO], flags[PREFER_RISK], flags[WITH_PROFILE]
+    kinds5, mults5, ends5 = kinds[3], mults[3], ends[3]
+    cnt = np.zeros(N_CELLS, np.int64)
+    four = np.empty(5, np.int64)
+    bi = 0
+    w0 = 0
+    for i4 in range(4, m):
+        for i3 in range(3, i4):
+            for i2 in range(2, i3):
                 for i1 in range(1, i2):
                     for i0 in range(i1):
-                        k = _rank3(i0, i1, i2, binom)
-                        sb = _flop_sum(sum_b, i0, i1, i2, m, binom) // halve if need_b else 0
-                        su = _flop_sum(sum_u, i0, i1, i2, m, binom) // halve
-                        sw = _flop_sum(sum_w, i0, i1, i2, m, binom) // halve
-                        o, w = _best_option(1, n_opts, kinds, mults, ends, fold3, sb, su, sw, prefer_risk)
-                        choice3[0, k] = o
-                        flop_choice[r, k] = o
-                        w0 += w
-                        if categories:
-                            cat = flop_category[k]
-                            if with_profile:
-                                local_profile[0, cat, o] += 1
-                            if n_sets > 1:
-                                cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
-                                choice3[1, k] = _rule_option(rule, 1, h0, h1, cards[:3], cat)
-        check_value[r] = w0
-        profile[r] = local_profile
-        packed = np.zeros((n_sets, n4 if mid else 1), np.int64)  # per 4-card board and set: its chains'
-        if mid:  # (flop, turn) options, 8 bits each
-            for i3 in range(3, m):
-                for i2 in range(2, i3):
-                    for i1 in range(1, i2):
-                        for i0 in range(i1):
-                            k = _rank4(i0, i1, i2, i3, binom)
-                            for s in range(n_sets):
-                                p4 = choice4[s, k] if on4 else 0
-                                if on3:
-                                    total = 0
-                                    for f in (_rank3(i1, i2, i3, binom), _rank3(i0, i2, i3, binom),
-                                              _rank3(i0, i1, i3, binom), _rank3(i0, i1, i2, binom)):
-                                        o3 = choice3[s, f]
-                                        p = n_opts[2] if ended3[o3] else p4
-                                        total += 1 << (PACK_BITS * (o3 * radix4 + p))
-                                    packed[s, k] = total
-                                else:
-                                    packed[s, k] = 1 << (PACK_BITS * p4)
-        halve = 1 if on3 and not on4 else 0  # a shift: each (flop, board) packed twice without a turn decision
-        bi = 0
-        for i4 in range(4, m):  # the second walk: each board's cells to the paths of its chains
-            for i3 in range(3, i4):
-                for i2 in range(2, i3):
-                    for i1 in range(1, i2):
-                        for i0 in range(i1):
-                            code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3],
-                                                    to_deck[i4], binom)]
-                            cat = decode_cells(code, dealer_holes, cnt)
-                            if mid:
-                                _four_boards(i0, i1, i2, i3, i4, binom, four)
-                            for s in range(n_sets):
-                                total = 1
-                                if mid:
-                                    total = 0
-                                    for k in range(5):
-                                        total += packed[s, four[k]]
-                                o5 = 0
-                                if on5:
-                                    if s == 0:
-                                        o5 = leaf[bi]
-                                    else:
-                                        cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
-                                        cards[3], cards[4] = deck[to_deck[i3]], deck[to_deck[i4]]
-                                        o5 = _rule_option(rule, 3, h0, h1, cards, cat)
-                                f = 0
-                                while total:  # the (flop, turn) fields taken, lowest first
-                                    ways = (total & 0xFF) >> halve
-                                    if ways:
-                                        path = f * radix5 + ((n_opts[3] if partial_ended[f] else o5) if on5 else 0)
-                                        for c in range(live_cells):
-                                            local_paths[s, path, c, cat] += ways * cnt[c]
-                                    total >>= PACK_BITS
-                                    f += 1
+                        code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3], to_deck[i4], binom)]
+                        cat = decode_cells(code, dealer_holes, cnt)
+                        b = 0
+                        u = 0
+                        for c in range(live_cells):
+                            b += cnt[c] * base[c, cat]
+                            u += cnt[c] * unit[c, cat]
+                        w = b
+                        if on5:
+                            o, w = _best_option(n_opts[3], kinds5, mults5, ends5, fold5, b, u, b, prefer_risk)
+                            leaf[bi] = o
                             bi += 1
-        path_cells[r] = local_paths
-    return path_cells, check_value, flop_choice, turn_choice, profile
+                            if with_profile:
+                                profile[r, 2, cat, o] += 1
+                        if mid:
+                            _four_boards(i0, i1, i2, i3, i4, binom, four)
+                            for k in range(5):
+                                if need_b:
+                                    sum_b[four[k]] += b
+                                sum_u[four[k]] += u
+                                if not leaf_zero:
+                                    sum_w[four[k]] += w
+                        else:
+                            w0 += w
+    return w0
+
+
+@njit(cache=True, nogil=True)
+def _turn_decisions(r, deck, to_deck, h0, h1, binom, n_opts, kinds, mults, ends, rule, flags, fold4, sum_b, sum_u,
+                    sum_w, four_category, choice4, turn_choice, profile):
+    """Each 4-card board's turn option (set 0 into ``turn_choice`` too; the rule's as set 1), its value
+    replacing ``sum_w``; returns the sum of the values when no flop decision precedes."""
+    m = to_deck.size
+    on3 = n_opts[1] > 0
+    n_sets = choice4.shape[0]
+    need_b, prefer_risk, with_profile = flags[NEED_B], flags[PREFER_RISK], flags[WITH_PROFILE]
+    kinds4, mults4, ends4 = kinds[2], mults[2], ends[2]
+    cards = np.empty(5, np.int64)
+    w0 = 0
+    for i3 in range(3, m):
+        for i2 in range(2, i3):
+            for i1 in range(1, i2):
+                for i0 in range(i1):
+                    k = _rank4(i0, i1, i2, i3, binom)
+                    o, w = _best_option(n_opts[2], kinds4, mults4, ends4, fold4, sum_b[k] if need_b else 0,
+                                        sum_u[k], sum_w[k], prefer_risk)
+                    choice4[0, k] = o
+                    turn_choice[r, k] = o
+                    sum_w[k] = w
+                    if not on3:
+                        w0 += w
+                    if with_profile:
+                        profile[r, 1, four_category[k], o] += 1
+                    if n_sets > 1:
+                        cards[0], cards[1] = deck[to_deck[i0]], deck[to_deck[i1]]
+                        cards[2], cards[3] = deck[to_deck[i2]], deck[to_deck[i3]]
+                        choice4[1, k] = _rule_option(rule[2], h0, h1, cards[:4], four_category[k])
+    return w0
+
+
+@njit(cache=True, nogil=True)
+def _flop_decisions(r, deck, to_deck, h0, h1, binom, n_opts, kinds, mults, ends, rule, flags, fold3, sum_b, sum_u,
+                    sum_w, flop_category, choice3, flop_choice, profile):
+    """Each flop's option from its 4-card boards' sums (set 0 into ``flop_choice`` too; the rule's as
+    set 1); returns the sum of the values."""
+    m = to_deck.size
+    halve = 1 if n_opts[2] > 0 else 2  # without a turn decision each board is summed twice
+    n_sets = choice3.shape[0]
+    need_b, prefer_risk, with_profile = flags[NEED_B], flags[PREFER_RISK], flags[WITH_PROFILE]
+    kinds3, mults3, ends3 = kinds[1], mults[1], ends[1]
+    cards = np.empty(5, np.int64)
+    w0 = 0
+    for i2 in range(2, m):
+        for i1 in range(1, i2):
+            for i0 in range(i1):
+                k = _rank3(i0, i1, i2, binom)
+                sb = _flop_sum(sum_b, i0, i1, i2, m, binom) // halve if need_b else 0
+                su = _flop_sum(sum_u, i0, i1, i2, m, binom) // halve
+                sw = _flop_sum(sum_w, i0, i1, i2, m, binom) // halve
+                o, w = _best_option(n_opts[1], kinds3, mults3, ends3, fold3, sb, su, sw, prefer_risk)
+                choice3[0, k] = o
+                flop_choice[r, k] = o
+                w0 += w
+                if with_profile:
+                    profile[r, 0, flop_category[k], o] += 1
+                if n_sets > 1:
+                    cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
+                    choice3[1, k] = _rule_option(rule[1], h0, h1, cards[:3], flop_category[k])
+    return w0
+
+
+@njit(cache=True, nogil=True)
+def _pack_chains(m, binom, n_opts, choice3, choice4, ended3, packed):
+    """packed[set, 4-card board] = its chains' (flop, turn) options, one count per PACK_BITS field."""
+    on3, on4 = n_opts[1] > 0, n_opts[2] > 0
+    radix4 = n_opts[2] + 1 if on4 else 1
+    for i3 in range(3, m):
+        for i2 in range(2, i3):
+            for i1 in range(1, i2):
+                for i0 in range(i1):
+                    k = _rank4(i0, i1, i2, i3, binom)
+                    for s in range(packed.shape[0]):
+                        p4 = choice4[s, k] if on4 else 0
+                        if on3:
+                            total = 0
+                            for f in (_rank3(i1, i2, i3, binom), _rank3(i0, i2, i3, binom),
+                                      _rank3(i0, i1, i3, binom), _rank3(i0, i1, i2, binom)):
+                                o3 = choice3[s, f]
+                                p = n_opts[2] if ended3[o3] else p4
+                                total += 1 << (PACK_BITS * (o3 * radix4 + p))
+                            packed[s, k] = total
+                        else:
+                            packed[s, k] = 1 << (PACK_BITS * p4)
+
+
+@njit(cache=True, nogil=True)
+def _add_paths(r, codes, deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rule, live_cells, partial_ended,
+               packed, leaf, path_cells):
+    """The second walk: each board's cells to the paths its chains took (``packed``; the river option
+    set 0's from ``leaf``, the rule's evaluated)."""
+    m = to_deck.size
+    row = codes[r]
+    on3, on5 = n_opts[1] > 0, n_opts[3] > 0
+    mid = on3 or n_opts[2] > 0
+    radix5 = n_opts[3] + 1 if on5 else 1
+    n_sets = path_cells.shape[1]
+    halve = 1 if on3 and not n_opts[2] > 0 else 0  # a shift: each (flop, board) packed twice without a turn decision
+    cnt = np.zeros(N_CELLS, np.int64)
+    four = np.empty(5, np.int64)
+    cards = np.empty(5, np.int64)
+    bi = 0
+    for i4 in range(4, m):
+        for i3 in range(3, i4):
+            for i2 in range(2, i3):
+                for i1 in range(1, i2):
+                    for i0 in range(i1):
+                        code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3], to_deck[i4], binom)]
+                        cat = decode_cells(code, dealer_holes, cnt)
+                        if mid:
+                            _four_boards(i0, i1, i2, i3, i4, binom, four)
+                        for s in range(n_sets):
+                            total = 1
+                            if mid:
+                                total = 0
+                                for k in range(5):
+                                    total += packed[s, four[k]]
+                            o5 = 0
+                            if on5:
+                                if s == 0:
+                                    o5 = leaf[bi]
+                                else:
+                                    cards[0], cards[1], cards[2] = deck[to_deck[i0]], deck[to_deck[i1]], deck[to_deck[i2]]
+                                    cards[3], cards[4] = deck[to_deck[i3]], deck[to_deck[i4]]
+                                    o5 = _rule_option(rule[3], h0, h1, cards, cat)
+                            f = 0
+                            while total:  # the (flop, turn) fields taken, lowest first
+                                ways = (total & 0xFF) >> halve
+                                if ways:
+                                    path = f * radix5 + ((n_opts[3] if partial_ended[f] else o5) if on5 else 0)
+                                    for c in range(live_cells):
+                                        path_cells[r, s, path, c, cat] += ways * cnt[c]
+                                total >>= PACK_BITS
+                                f += 1
+                        bi += 1
 
 
 @njit(cache=True, inline="always")
