@@ -130,7 +130,7 @@ def _type_codes(deck, board, qual, pair_code, work, keys):
             second[t] = deck[x]
         avail[t] += 1
     c0, c1, c2, c3, c4 = deck[board[0]], deck[board[1]], deck[board[2]], deck[board[3]], deck[board[4]]
-    k = 0
+    k = np.int64(0)  # not a literal 0: _heap_sort(keys, k) would compile a copy for Literal[int](0) too
     for w in range(N_TYPES):
         if avail[w] == 0:
             continue
@@ -141,7 +141,8 @@ def _type_codes(deck, board, qual, pair_code, work, keys):
         if avail[w] >= 2:
             keys[k] = (np.int64(eval7_nb(c0, c1, c2, c3, c4, first[w], second[w])) << 16) | (w << 5) | w
             k += 1
-    order = np.sort(keys[:k])
+    _heap_sort(keys, k)  # the keys are distinct: the order np.sort gives
+    order = keys
     qwith, below_q, below_n, group = work[3], work[4], work[5], work[6]
     work[3:] = 0
     q_total = 0
@@ -180,6 +181,35 @@ def _type_codes(deck, board, qual, pair_code, work, keys):
 
 
 @njit(cache=True)
+def _heap_sort(a, n):
+    """Sort a[:n] ascending in place (heapsort): a few lines of IR where np.sort compiles a quicksort
+    (2-3 s). First the max-heap is built (a[n // 2 - 1], ..., a[0] sifted down), then its top is
+    moved to the end of the heap, which shrinks by one, until one element is left."""
+    end = n
+    start = n // 2
+    while end > 1:
+        if start > 0:
+            start -= 1
+        else:
+            end -= 1
+            top = a[0]
+            a[0] = a[end]
+            a[end] = top
+        i = start
+        x = a[i]  # sift a[start] down the heap a[:end]
+        child = 2 * i + 1
+        while child < end:
+            if child + 1 < end and a[child + 1] > a[child]:
+                child += 1
+            if a[child] <= x:
+                break
+            a[i] = a[child]
+            i = child
+            child = 2 * i + 1
+        a[i] = x
+
+
+@njit(cache=True)
 def _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch):
     """local[x, y] = the code (``_type_codes``) of every hole {x, y} off ``board`` (deck indices).
     ``keys``, ``hole_x``, ``hole_y`` and ``scratch`` are not used any more (the per-hole sort they
@@ -198,7 +228,7 @@ def _board_class_codes(deck, board, qual, local, keys, hole_x, hole_y, scratch):
             local[x, y] = local[y, x] = pair_code[_type_pair(tx, _card_type(deck[y], flush_suit))]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def decode_cells(code, dealer_holes, cnt):
     """The six cells of a code into ``cnt`` (QW, QT, QL, NW, NT, NL); returns the category."""
     total_q = (code >> TOTAL_Q_SHIFT) & COUNT_MASK
@@ -255,7 +285,7 @@ def board_shapes(deck, boards):
     board, int32; the first board of each shape, -1 for a shape no board has). Chunks of boards run
     on the process's threads (``_shapes_of``)."""
     board_shape = np.empty(boards.shape[0], np.int32)
-    binom = _binomials(17)
+    binom = binomial_table(17)
     map_in_order(_shapes_of, [(deck, boards, binom, board_shape, b0, b1) for b0, b1 in _chunks(boards.shape[0], 64)],
                  cpus())
     first = np.full(N_SHAPES, -1, np.int64)
@@ -419,21 +449,7 @@ def _binomials(n):
     return binom
 
 
-@njit(cache=True)
-def _rest_of_deck(reps, r, n):
-    """Deck indices without the hole of rep r, ascending: rep-space index -> deck index."""
-    a = min(reps[r, 0], reps[r, 1])
-    b = max(reps[r, 0], reps[r, 1])
-    to_deck = np.empty(n - 2, dtype=np.int64)
-    k = 0
-    for i in range(n):
-        if i != a and i != b:
-            to_deck[k] = i
-            k += 1
-    return to_deck
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def street_categories(deck, h0, h1, to_deck, binom):
     """The player's hand category with each flop (hole + 3 cards) and each 4-card board (best five
     of six), indexed by the boards' rep-space colex ranks."""
@@ -561,19 +577,28 @@ def _rule_option(rule_row, h0, h1, board, category):
 
 
 @njit(cache=True)
-def _flop_sum(sums, i0, i1, i2, m, binom):
-    """A flop's sum over its 4-card boards (the flop with each turn card)."""
-    total = 0
+def _flop_sums(sum_b, sum_u, sum_w, need_b, i0, i1, i2, m, binom):
+    """A flop's sums of B (0 unless ``need_b``), U and W over its 4-card boards (the flop with each
+    turn card)."""
+    sb = np.int64(0)
+    su = np.int64(0)
+    sw = np.int64(0)
     for t in range(m):
+        if t == i0 or t == i1 or t == i2:
+            continue
         if t < i0:
-            total += sums[_rank4(t, i0, i1, i2, binom)]
-        elif i0 < t < i1:
-            total += sums[_rank4(i0, t, i1, i2, binom)]
-        elif i1 < t < i2:
-            total += sums[_rank4(i0, i1, t, i2, binom)]
-        elif t > i2:
-            total += sums[_rank4(i0, i1, i2, t, binom)]
-    return total
+            k = _rank4(t, i0, i1, i2, binom)
+        elif t < i1:
+            k = _rank4(i0, t, i1, i2, binom)
+        elif t < i2:
+            k = _rank4(i0, i1, t, i2, binom)
+        else:
+            k = _rank4(i0, i1, i2, t, binom)
+        if need_b:
+            sb += sum_b[k]
+        su += sum_u[k]
+        sw += sum_w[k]
+    return sb, su, sw
 
 
 def walk_counts(codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_value, rule, prefer_risk,
@@ -639,33 +664,31 @@ NEED_B, LEAF_ZERO, PREFER_RISK, WITH_PROFILE = range(4)
 N_FLAGS = 4
 
 
-@njit(cache=True, nogil=True)
 def _walk_hole(r, codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fold_value, rule, flags, live_cells,
                ended3, partial_ended, path_cells, check_value, flop_choice, turn_choice, profile):
-    """``walk_counts`` for representative hole r: its rows of the results."""
+    """``walk_counts`` for representative hole r: its rows of the results. Each step is its own
+    compiled entry (nogil): called from here, none is linked into a caller whose final LLVM module
+    would optimize them all again as one."""
     n = deck.size
-    binom = _binomials(n)
+    binom = binomial_table(n)
     m = n - 2
     dealer_holes = (m - 5) * (m - 6) // 2
-    on3, on4 = n_opts[1] > 0, n_opts[2] > 0
+    on3, on4 = bool(n_opts[1] > 0), bool(n_opts[2] > 0)
     mid = on3 or on4
     n_sets = path_cells.shape[1]
-    need_b = flags[NEED_B]
-    n3, n4 = binom[m, 3], binom[m, 4]
-    to_deck = _rest_of_deck(reps, r, n)
-    h0, h1 = deck[reps[r, 0]], deck[reps[r, 1]]
-    sum_b = np.zeros(n4 if need_b else 1, np.int64)
+    n3, n4 = comb(m, 3), comb(m, 4)
+    to_deck = np.array([i for i in range(n) if i != reps[r, 0] and i != reps[r, 1]], np.int64)  # rep space -> deck
+    h0, h1 = int(deck[reps[r, 0]]), int(deck[reps[r, 1]])
+    sum_b = np.zeros(n4 if flags[NEED_B] else 1, np.int64)
     sum_u = np.zeros(n4 if mid else 1, np.int64)
     sum_w = np.zeros(n4 if mid else 1, np.int64)
-    leaf = np.zeros(binom[m, 5] if n_opts[3] > 0 else 1, np.int8)  # set 0's option after 5 cards, in walk order
-    w0 = _value_boards(r, codes, to_deck, binom, dealer_holes, base, unit, n_opts, kinds, mults, ends,
+    leaf = np.zeros(comb(m, 5) if n_opts[3] > 0 else 1, np.int8)  # set 0's option after 5 cards, in walk order
+    w0 = _value_boards(r, codes[r], to_deck, binom, dealer_holes, base, unit, n_opts, kinds, mults, ends,
                        fold_value * dealer_holes, flags, live_cells, mid, sum_b, sum_u, sum_w, leaf, profile)
-    categories = flags[WITH_PROFILE] or n_sets > 1
-    if mid and categories:
+    if mid and (flags[WITH_PROFILE] or n_sets > 1):
         flop_category, four_category = street_categories(deck, h0, h1, to_deck, binom)
     else:
-        flop_category = np.zeros(1, np.int8)
-        four_category = np.zeros(1, np.int8)
+        flop_category = four_category = np.zeros(1, np.int8)
     choice3 = np.zeros((n_sets, n3 if on3 else 1), np.int8)
     choice4 = np.zeros((n_sets, n4 if on4 else 1), np.int8)
     if on4:  # the turn decision per 4-card board; its value replaces the sum of its boards'
@@ -680,18 +703,17 @@ def _walk_hole(r, codes, reps, deck, base, unit, n_opts, kinds, mults, ends, fol
     packed = np.zeros((n_sets, n4 if mid else 1), np.int64)  # per 4-card board and set: its chains'
     if mid:  # (flop, turn) options, 8 bits each
         _pack_chains(m, binom, n_opts, choice3, choice4, ended3, packed)
-    _add_paths(r, codes, deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rule, live_cells, partial_ended,
+    _add_paths(r, codes[r], deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rule, live_cells, partial_ended,
                packed, leaf, path_cells)
 
 
 @njit(cache=True, nogil=True)
-def _value_boards(r, codes, to_deck, binom, dealer_holes, base, unit, n_opts, kinds, mults, ends, fold5, flags,
+def _value_boards(r, row, to_deck, binom, dealer_holes, base, unit, n_opts, kinds, mults, ends, fold5, flags,
                   live_cells, mid, sum_b, sum_u, sum_w, leaf, profile):
     """The first walk: each board's B, U and value (its level-5 option into ``leaf``, in walk order)
     summed per 4-card board (``sum_*``, when a decision precedes the river); returns the sum of the
     boards' values when none does."""
     m = to_deck.size
-    row = codes[r]
     on5 = n_opts[3] > 0
     need_b, leaf_zero, prefer_risk, with_profile = flags[NEED_B], flags[LEAF_ZERO], flags[PREFER_RISK], flags[WITH_PROFILE]
     kinds5, mults5, ends5 = kinds[3], mults[3], ends[3]
@@ -706,8 +728,8 @@ def _value_boards(r, codes, to_deck, binom, dealer_holes, base, unit, n_opts, ki
                     for i0 in range(i1):
                         code = row[_board_index(to_deck[i0], to_deck[i1], to_deck[i2], to_deck[i3], to_deck[i4], binom)]
                         cat = decode_cells(code, dealer_holes, cnt)
-                        b = 0
-                        u = 0
+                        b = np.int64(0)  # not a literal 0: typed Literal[int](0) on the first pass, the
+                        u = np.int64(0)  # call below would compile a second copy of _best_option
                         for c in range(live_cells):
                             b += cnt[c] * base[c, cat]
                             u += cnt[c] * unit[c, cat]
@@ -780,9 +802,10 @@ def _flop_decisions(r, deck, to_deck, h0, h1, binom, n_opts, kinds, mults, ends,
         for i1 in range(1, i2):
             for i0 in range(i1):
                 k = _rank3(i0, i1, i2, binom)
-                sb = _flop_sum(sum_b, i0, i1, i2, m, binom) // halve if need_b else 0
-                su = _flop_sum(sum_u, i0, i1, i2, m, binom) // halve
-                sw = _flop_sum(sum_w, i0, i1, i2, m, binom) // halve
+                sb, su, sw = _flop_sums(sum_b, sum_u, sum_w, need_b, i0, i1, i2, m, binom)
+                sb //= halve
+                su //= halve
+                sw //= halve
                 o, w = _best_option(n_opts[1], kinds3, mults3, ends3, fold3, sb, su, sw, prefer_risk)
                 choice3[0, k] = o
                 flop_choice[r, k] = o
@@ -820,12 +843,11 @@ def _pack_chains(m, binom, n_opts, choice3, choice4, ended3, packed):
 
 
 @njit(cache=True, nogil=True)
-def _add_paths(r, codes, deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rule, live_cells, partial_ended,
+def _add_paths(r, row, deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rule, live_cells, partial_ended,
                packed, leaf, path_cells):
     """The second walk: each board's cells to the paths its chains took (``packed``; the river option
     set 0's from ``leaf``, the rule's evaluated)."""
     m = to_deck.size
-    row = codes[r]
     on3, on5 = n_opts[1] > 0, n_opts[3] > 0
     mid = on3 or n_opts[2] > 0
     radix5 = n_opts[3] + 1 if on5 else 1
@@ -870,7 +892,7 @@ def _add_paths(r, codes, deck, to_deck, h0, h1, binom, dealer_holes, n_opts, rul
                         bi += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _four_boards(i0, i1, i2, i3, i4, binom, four):
     """The colex ranks of a board's five 4-card boards (without each of its cards)."""
     four[0] = _rank4(i1, i2, i3, i4, binom)
