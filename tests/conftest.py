@@ -24,6 +24,7 @@ requires the same bytes.
 """
 
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -93,24 +94,36 @@ def pytest_addoption(parser):
                           "test that asked first), then the CPU of each test file and of each process")
 
 
-_FILES: dict[str, list] = {}  # test file -> [process CPU s, of it compiling s, wall s]
+# test file -> [process CPU s, of it compiling s, wall s, CPU s of the child processes it waited for]
+_FILES: dict[str, list] = {}
+_TESTS: dict[str, list] = {}  # test id -> the same four
+SLOWEST_TESTS = 40  # how many tests the table of CPU outside compiles names
+
+
+def _children_cpu() -> float:
+    """CPU of the subprocesses (a CLI run, a process pool) this process has waited for: the
+    process's own clock leaves them out."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     _COMPILES.test = item.nodeid
-    cpu, compiling, wall = time.process_time(), _COMPILES.cpu, time.perf_counter()
+    start = (time.process_time(), _COMPILES.cpu, time.perf_counter(), _children_cpu())
     yield
-    row = _FILES.setdefault(item.nodeid.split("::")[0], [0.0, 0.0, 0.0])
-    row[0] += time.process_time() - cpu
-    row[1] += _COMPILES.cpu - compiling
-    row[2] += time.perf_counter() - wall
+    spent = [now - then for now, then in
+             zip((time.process_time(), _COMPILES.cpu, time.perf_counter(), _children_cpu()), start)]
+    row = _FILES.setdefault(item.nodeid.split("::")[0], [0.0] * 4)
+    for i, value in enumerate(spent):
+        row[i] += value
+    _TESTS[item.nodeid] = spent
 
 
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workeroutput"):  # an xdist worker: its tables go to the controller
         session.config.workeroutput["cpu_accounts"] = {"compiles": _COMPILES.rows, "files": _FILES,
-                                                       "process": time.process_time()}
+                                                       "tests": _TESTS, "process": time.process_time()}
 
 
 _WORKERS: dict[str, dict] = {}
@@ -124,7 +137,8 @@ def pytest_testnodedown(node, error):
 def pytest_terminal_summary(terminalreporter, config):
     if not config.getoption("--numba-compiles") or hasattr(config, "workeroutput"):
         return
-    processes = {"controller": {"compiles": _COMPILES.rows, "files": _FILES, "process": time.process_time()},
+    processes = {"controller": {"compiles": _COMPILES.rows, "files": _FILES, "tests": _TESTS,
+                                "process": time.process_time()},
                  **_WORKERS}
     write = terminalreporter.write_line
     rows = sorted(((name, kernel, *row) for name, acc in processes.items() for kernel, row in acc["compiles"].items()),
@@ -135,15 +149,24 @@ def pytest_terminal_summary(terminalreporter, config):
         write(f"{cpu:7.2f} {wall:7.2f} {signatures:4d}  {name:<10} {kernel}  <- {test}")
     write(f"{sum(r[2] for r in rows):7.2f} {sum(r[3] for r in rows):7.2f} {sum(r[4] for r in rows):4d}  "
           f"total of {len(rows)} kernel compiles")
-    terminalreporter.section("CPU by test file (setup, call and teardown of its tests)")
-    write(f"{'cpu s':>7} {'compile':>7} {'wall s':>7}  {'process':<10} file")
+    terminalreporter.section("CPU by test file (setup, call and teardown of its tests; child: its subprocesses)")
+    write(f"{'cpu s':>7} {'compile':>7} {'wall s':>7} {'child s':>7}  {'process':<10} file")
     files = sorted(((name, path, *row) for name, acc in processes.items() for path, row in acc["files"].items()),
-                   key=lambda row: -row[2])
-    for name, path, cpu, compiling, wall in files:
-        write(f"{cpu:7.2f} {compiling:7.2f} {wall:7.2f}  {name:<10} {path}")
+                   key=lambda row: -row[2] - row[5])
+    for name, path, cpu, compiling, wall, children in files:
+        write(f"{cpu:7.2f} {compiling:7.2f} {wall:7.2f} {children:7.2f}  {name:<10} {path}")
+    terminalreporter.section(f"the {SLOWEST_TESTS} tests spending the most CPU outside numba compiles "
+                             "(a module fixture counts in the test that asked first)")
+    write(f"{'other s':>7} {'compile':>7} {'child s':>7}  {'process':<10} test  (other: own CPU outside compiles)")
+    slowest = sorted(((name, test, *row) for name, acc in processes.items() for test, row in acc["tests"].items()),
+                     key=lambda row: row[3] - row[2] - row[5])[:SLOWEST_TESTS]
+    for name, test, cpu, compiling, _, children in slowest:
+        write(f"{cpu - compiling:7.2f} {compiling:7.2f} {children:7.2f}  {name:<10} {test}")
     for name, acc in processes.items():
         tests = sum(row[0] for row in acc["files"].values())
-        write(f"{name}: {acc['process']:.1f} s process CPU (all threads) in all, {tests:.1f} s of it in tests")
+        children = sum(row[3] for row in acc["files"].values())
+        write(f"{name}: {acc['process']:.1f} s process CPU (all threads) in all, {tests:.1f} s of it in tests, "
+              f"and {children:.1f} s in the subprocesses of its tests")
 
 
 def pytest_unconfigure(config):

@@ -22,6 +22,7 @@ from certify import errors, validate
 from certify.cli import cli
 from certify.stats.multiple import confirm, holm
 from certify.stats.result import TestResult, passes
+from spec_files import dump_yaml, yaml_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD_NUMBERS = ["nan", "inf", "-inf", "1e400", "-1e400", str(10**80)]  # 10^80 > 2^256, the largest seed
@@ -103,7 +104,7 @@ def _set(tree, path, value):
 def _spec_field_cases():
     cases = []
     for name in ("caribbean_stud", "five_card_mulligan", "texas_holdem_bonus"):
-        data = yaml.safe_load((ROOT / "specs" / f"{name}.yaml").read_text())
+        data = yaml_tree(ROOT / "specs" / f"{name}.yaml")
         cases += [(name, path) for path in _numeric_leaves(data) if path != ("version",)]
     return cases
 
@@ -118,10 +119,10 @@ def test_every_numeric_spec_field_refuses_non_numbers_and_out_of_range(tmp_path,
 
     index = SPEC_FIELDS.index((name, path))  # each field gets two of the bad values, in turn
     for bad in [BAD_SPEC_VALUES[index % 6], BAD_SPEC_VALUES[(index + 3) % 6]]:
-        data = yaml.safe_load((ROOT / "specs" / f"{name}.yaml").read_text())
+        data = yaml_tree(ROOT / "specs" / f"{name}.yaml")
         _set(data, path, bad)
         target = tmp_path / f"{name}.yaml"
-        target.write_text(yaml.safe_dump(data))
+        target.write_text(dump_yaml(data, sort_keys=True))
         with pytest.raises(SpecError) as caught:
             load_spec(target)
         assert str(path[-1]) in str(caught.value) or ".".join(map(str, path[:-1])) in str(caught.value)
@@ -130,7 +131,7 @@ def test_every_numeric_spec_field_refuses_non_numbers_and_out_of_range(tmp_path,
 def test_every_fixture_amount_refuses_non_numbers(tmp_path):
     from certify.procedures import FixtureError, load_fixture
 
-    data = yaml.safe_load((ROOT / "fixtures" / "procedures" / "caribbean_stud.yaml").read_text())
+    data = yaml_tree(ROOT / "fixtures" / "procedures" / "caribbean_stud.yaml")
     paths, kinds = [], set()
     for path in _numeric_leaves(data):  # one of each kind of amount (list indices aside): wagers, nets, meter
         kind = tuple("*" if isinstance(k, int) else k for k in path)
@@ -141,10 +142,10 @@ def test_every_fixture_amount_refuses_non_numbers(tmp_path):
     bad_values = ["nan", "inf", "1e400", "-1e400", "1.0000001"]
     for i, path in enumerate(paths):  # every amount, each with one of the bad values in turn
         for bad in [bad_values[i % len(bad_values)]]:
-            changed = yaml.safe_load((ROOT / "fixtures" / "procedures" / "caribbean_stud.yaml").read_text())
+            changed = yaml_tree(ROOT / "fixtures" / "procedures" / "caribbean_stud.yaml")
             _set(changed, path, bad)
             target = tmp_path / "caribbean_stud.yaml"
-            target.write_text(yaml.safe_dump(changed))
+            target.write_text(dump_yaml(changed, sort_keys=True))
             with pytest.raises(FixtureError):
                 load_fixture(target)
 
@@ -232,16 +233,16 @@ def test_pays_the_64_bit_tallies_cannot_hold_are_refused_before_any_work(tmp_pat
     from certify.games.kernels import KernelError, kernel_for
     from certify.spec import SpecError, load_spec
 
-    data = yaml.safe_load((ROOT / "specs" / f"{name}.yaml").read_text())
+    data = yaml_tree(ROOT / "specs" / f"{name}.yaml")
     path = _largest_pay_path(data)
     target = tmp_path / f"{name}.yaml"
     # inside the spec's range but beyond what MAX_ROUNDS rounds of int64 money can hold
     _set(data, path, validate.MAX_NET_UNITS + 2)
-    target.write_text(yaml.safe_dump(data))
+    target.write_text(dump_yaml(data, sort_keys=True))
     with pytest.raises(KernelError, match=r"64-bit integers over up to 1,000,000,000,000 rounds"):
         kernel_for(load_spec(target))
     _set(data, path, 100000000000000000)  # the pay: refused by the spec's own bound
-    target.write_text(yaml.safe_dump(data))
+    target.write_text(dump_yaml(data, sort_keys=True))
     with pytest.raises(SpecError, match="1,000,000,000"):
         load_spec(target)
     # every net the kernels accept fits: |net| x MAX_ROUNDS <= 2^63 - 1
@@ -271,9 +272,9 @@ def test_run_refuses_a_bad_epoch_and_an_overflowing_spec_before_any_work(tmp_pat
     assert result.exit_code == 2 and "SOURCE_DATE_EPOCH" in result.output
     assert not (tmp_path / "out").exists()
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    data = yaml.safe_load((ROOT / "specs" / "caribbean_stud.yaml").read_text())
+    data = yaml_tree(ROOT / "specs" / "caribbean_stud.yaml")
     _set(data, _largest_pay_path(data), 100_000_000)
-    (tmp_path / "caribbean_stud.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "caribbean_stud.yaml").write_text(dump_yaml(data, sort_keys=True))
     result = CliRunner().invoke(cli, ["run", str(tmp_path / "caribbean_stud.yaml"), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2 and "64-bit" in result.output
     assert time.process_time() - start < 60  # refused up front, not after the batteries (minutes)
