@@ -265,7 +265,7 @@ class SpecStrategy:
     text: str
 
 
-NEVER = 15  # a category no hand reaches: the wager is never made
+NEVER = 15  # at most this category (the ranking's count, no hand reaches it): the wager is never made
 
 
 def spec_strategy(spec: RulesSpec, rules: StreetRules) -> SpecStrategy | None:
