@@ -188,7 +188,8 @@ def spec_rule_ev(spec, hole):
 def test_the_exact_sheet_agrees_with_brute_force_on_a_small_deck(variants, name):
     spec = variants[name]
     rules, strategy, dc = small_counts(spec)
-    assert (dc.counts.sum(axis=(1, 2)) == dc.deals_per_hole).all() and (dc.rule_counts.sum(axis=(1, 2)) == dc.deals_per_hole).all()
+    for counts in (dc.counts, dc.rule_counts):
+        assert (counts.sum(axis=(1, 2)) == dc.deals_per_hole).all()
     derived = [derived_ev(spec, hole) for hole in HOLES]
     assert [d.ev_play for d in hb.hole_decisions(rules, dc)] == derived
     sheet = hb.main_game_sheet(rules, dc)
@@ -277,8 +278,8 @@ def _final_rules(rules):
      r"strategy\.decisions\.final\.0: expected a category threshold"),
     ([{"option": "bet_final", "at_least": {"category": "pair", "ranks": ["K"]}}, {"option": "check_final"}],
      r"strategy\.decisions\.final\.0: expected a category threshold"),
-    ([{"option": "bet_final", "at_least": {"category": "pair"}}, {"option": "bet_final", "at_least": {"category": "trips"}},
-      {"option": "check_final"}], r"strategy\.decisions\.final: expected one rule making the wager")],
+    ([{"option": "bet_final", "at_least": {"category": "pair"}},
+      {"option": "bet_final", "at_least": {"category": "trips"}}, {"option": "check_final"}], r"strategy\.decisions\.final: expected one rule making the wager")],
     ids=["bet-last", "starting-hands", "ranks", "two-bet-rules"])
 def test_a_malformed_rule_at_a_new_decision_is_refused_naming_file_and_field(tmp_path, rules, expected):
     spec = write_variant(tmp_path, "bad", _final_rules(rules))[0]
@@ -294,8 +295,8 @@ def test_rules_at_the_new_decision_are_played_as_written(tmp_path):
     never = write_variant(tmp_path / "a", "never", _final_rules([{"option": "check_final"}]))[0]
     rule = hb.spec_strategy(never, hb.street_rules(never))
     assert rule.rule.at_least == (1, 1, 10) and rule.text.endswith("Last bet never")  # 10 categories: none reaches it
-    plain = write_variant(tmp_path / "b", "plain", _final_rules([{"option": "bet_final", "at_least": {"category": "flush"}},
-                                                                 {"option": "check_final"}]))[0]
+    flush = [{"option": "bet_final", "at_least": {"category": "flush"}}, {"option": "check_final"}]
+    plain = write_variant(tmp_path / "b", "plain", _final_rules(flush))[0]
     rule = hb.spec_strategy(plain, hb.street_rules(plain))
     assert rule.rule.at_least[-1] == 5 and rule.rule.straight == (STRAIGHT, STRAIGHT, 0)  # no hole card asked
     assert rule.text.endswith("Last bet with flush or better")
@@ -315,21 +316,25 @@ SMALL_CHUNK = 4096
 
 
 @pytest.fixture(scope="module")
-def full_sheets(tmp_path_factory):
+def full_sheet(tmp_path_factory):
+    """``full_sheet(name)``: (spec, path, exact full-deck PAR sheet) of a variant, counted once a module."""
     folder = tmp_path_factory.mktemp("full")
-    out = {}
-    for name in ("four_bets", "flop_and_last"):
-        spec, path = write_variant(folder, name, VARIANTS[name][0])
-        out[name] = (spec, path, hb.par_sheet(spec))
-    return out
+    made = {}
+
+    def get(name):
+        if name not in made:
+            spec, path = write_variant(folder, name, VARIANTS[name][0])
+            made[name] = (spec, path, hb.par_sheet(spec))
+        return made[name]
+    return get
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["four_bets", "flop_and_last"])
-def test_the_simulation_passes_against_the_exact_sheet_and_its_negative_controls_fail(full_sheets, name, monkeypatch):
+def test_the_simulation_passes_against_the_exact_sheet_and_its_negative_controls_fail(full_sheet, name, monkeypatch):
     from certify import simulate as sim
 
-    spec, path, sheet = full_sheets[name]
+    spec, path, sheet = full_sheet(name)
     base = load_spec("texas_holdem_bonus")
     assert sheet.main.cycle == comb(52, 2) * hb.deals_per_hole(52, hb.street_rules(spec).board_steps)
     result = sim.simulate(str(path), 60 * SMALL_CHUNK, seed=2024, workers=1, chunk_rounds=SMALL_CHUNK)
@@ -352,3 +357,75 @@ def test_the_simulation_passes_against_the_exact_sheet_and_its_negative_controls
         from certify.analysis.cache import read_golden
 
         assert sheet.main.expected_return > read_golden(base).main.expected_return
+
+
+FOUR_BETS_PROCEDURES = """\
+# Hold'em Bonus with a Final bet (the Last wager, 1x) after the river card: expected nets by hand.
+spec: {spec}
+scenarios:
+  - id: straight-wins-every-bet
+    rule: A winning straight pays the Ante and the Flop, Turn, River and Last bets 1 to 1.
+    source: test_street_decisions
+    seats: [{{wagers: {{ante: "5.00"}}, cards: [8C, 9D], actions: [bet_flop, bet_turn, bet_river, bet_final]}}]
+    dealer: {{cards: [5H, 5C]}}
+    board: [TH, JS, QC, 2D, 4S]
+    expect: {{table: played, seats: [{{status: played, net: {{ante: "5.00", flop: "5.00", turn: "5.00", river: "5.00",
+                                                          last: "5.00"}}}}]}}
+  - id: last-bet-alone-wins-below-straight
+    rule: A pair of aces beats queens; the Ante pushes below a straight, the Flop and Last bets win.
+    source: test_street_decisions
+    seats: [{{wagers: {{ante: "5.00"}}, cards: [AC, KD], actions: [bet_flop, check_turn, check_river, bet_final]}}]
+    dealer: {{cards: [QS, QH]}}
+    board: [AH, 7S, 4D, 9C, 2H]
+    expect: {{table: played, seats: [{{status: played, net: {{ante: "0", flop: "5.00", last: "5.00"}}}}]}}
+  - id: dealer-wins-the-last-bet-loses
+    rule: The dealer's kings with the ace beat the player's; every wager standing loses.
+    source: test_street_decisions
+    seats: [{{wagers: {{ante: "5.00"}}, cards: [3C, 4D], actions: [bet_flop, check_turn, bet_river, bet_final]}}]
+    dealer: {{cards: [AH, 8D]}}
+    board: [KH, KS, 9D, 7C, 2S]
+    expect: {{table: played, seats: [{{status: played, net: {{ante: "-5.00", flop: "-5.00", river: "-5.00",
+                                                          last: "-5.00"}}}}]}}
+  - id: tie-pushes-the-last-bet
+    rule: Both play the board's straight; every wager pushes.
+    source: test_street_decisions
+    seats: [{{wagers: {{ante: "5.00"}}, cards: [2C, 3D], actions: [bet_flop, bet_turn, bet_river, bet_final]}}]
+    dealer: {{cards: [2H, 3S]}}
+    board: [AS, KH, QD, JC, TS]
+    expect: {{table: played, seats: [{{status: played, net: {{ante: "0", flop: "0", turn: "0", river: "0",
+                                                          last: "0"}}}}]}}
+  - id: fold-loses-the-ante
+    rule: Folding before the flop gives up the Ante.
+    source: test_street_decisions
+    seats: [{{wagers: {{ante: "5.00"}}, cards: [7C, 2D], actions: [fold]}}]
+    dealer: {{cards: [AH, 8D]}}
+    expect: {{table: played, seats: [{{status: folded, net: {{ante: "-5.00"}}}}]}}
+"""
+
+
+@pytest.mark.slow
+def test_certify_run_of_the_four_bet_game_gives_a_signed_pass(full_sheet, tmp_path, monkeypatch):
+    """End to end: batteries, the exact sheet, 10^7 simulated rounds against it, procedure
+    scenarios (written for this game, found by its name) and the signed report."""
+    import json
+
+    from certify import run as run_module
+    from certify import signing
+
+    spec, path, sheet = full_sheet("four_bets")  # the run counts it again from the same counts (full_deck_counts)
+    procedures = tmp_path / "procedures"
+    procedures.mkdir()
+    (procedures / "holdem_four_bets.yaml").write_text(FOUR_BETS_PROCEDURES.format(spec=path.resolve()))
+    real = run_module.procedure_fixtures
+    monkeypatch.setattr(run_module, "procedure_fixtures", lambda name: real(name, procedures))
+    monkeypatch.setattr(run_module, "PROJECT_ROOT", tmp_path)  # the fixture's path in the report
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    outcome = run_module.run(path, "quick", seed=1, out_dir=tmp_path / "out", signing_key=signing.load_signing_key())
+    assert outcome["verdict"] == "PASS", outcome
+    report = json.loads(outcome["paths"]["json"].read_text())
+    assert report["verdict"] == "PASS" and set(report["section_status"].values()) <= {"pass", "computed"}
+    assert [s["status"] for s in report["sections"]["procedures"]["scenarios"]] == ["pass"] * 5
+    assert str(sheet.main.house_edge) in json.dumps(report["sections"]["par_sheet"])  # the exact sheet counted here
+    roots = signing.default_roots()
+    signing.verify_file(outcome["paths"]["pdf"], roots, allow_development=True)  # raises if it does not verify
+    signing.verify_file(outcome["paths"]["json"], roots, allow_development=True)

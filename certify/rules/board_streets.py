@@ -1,17 +1,20 @@
 """Exact PAR sheets of the board shape with a bet on each street (Texas Hold'em Bonus).
 
 The shape (``street_rules`` checks it and names what differs): two cards to the player and two
-face down to the dealer; a decision before the flop (fold, or make the first decision wager); the
-flop (3 board cards); a decision (check, or make a second wager); the turn; a decision (check, or a
-third wager); the river. Hands are the best five of seven, against the dealer's with no qualifier.
-The unit wager (the Ante) is settled against the dealer and may pay only from a category up
-(``win_at_least``: a lower winning hand pushes); the three decision wagers are settled against the
-dealer alike; side wagers are ``card_lines`` on the player's two first cards (the dealer's may
-matter). The player never folds after the first wager, so each later wager adds its own amount
-won or lost on the same showdown: the decisions are independent and each is optimal alone.
+face down to the dealer; a decision before the flop (fold, or make the first decision wager); the 5
+board cards in deal steps, with at most one more decision after each of 3, 4 and 5 board cards
+(check, or make that decision's own wager). Texas Hold'em Bonus: the flop (3), a decision, the
+turn, a decision, the river; a game may leave any later decision out or add one after the river.
+Hands are the best five of seven, against the dealer's with no qualifier. The unit wager (the
+Ante) is settled against the dealer and may pay only from a category up (``win_at_least``: a lower
+winning hand pushes); the decision wagers are settled against the dealer alike; side wagers are
+``card_lines`` on the player's two first cards (the dealer's may matter). The player never folds
+after the first wager, so each later wager adds its own amount won or lost on the same showdown:
+the decisions are independent and each is optimal alone.
 
-The cycle is player hole x dealer hole x flop (unordered) x turn x river (ordered):
-C(52,2) x C(50,2) x C(48,3) x 45 x 44 = 55,627,620,048,000 deals, each counted once.
+The cycle is player hole x dealer hole x each board deal step (unordered within, the steps in
+order); Texas Hold'em Bonus's flop x turn x river: C(52,2) x C(50,2) x C(48,3) x 45 x 44 =
+55,627,620,048,000 deals, each counted once.
 
 How (``certify.rules.board_streets_kernel`` has the loops):
 
@@ -22,11 +25,11 @@ How (``certify.rules.board_streets_kernel`` has the loops):
 * Per 5-card board (one per suit class evaluated), all 1,081 holes of the 47 other cards are
   valued once; the dealer holes beating / tying each player hole are counted by inclusion-exclusion
   over the player's two cards.
-* Decisions, all exact and optimal: the River wager iff ``win * wins > losses`` over the river card
-  and dealer hole, given the hole and four board cards; the Turn wager iff the same over turn,
-  river and dealer hole given the flop; preflop, the first wager iff the hole's expected result with
-  those decisions beats losing the Ante. A wager worth exactly zero is not made
-  (``bet_when_indifferent`` makes it: same edge, more variance).
+* Decisions, all exact and optimal: each later wager iff ``win * wins > losses`` over the cards
+  still to come and the dealer hole, given the hole and the board cards seen (Texas Hold'em Bonus:
+  the River wager per four board cards, the Turn wager per flop); preflop, the first wager iff the
+  hole's expected result with those decisions beats losing the Ante. A wager worth exactly zero is
+  not made (``bet_when_indifferent`` makes it: same edge, more variance).
 * The same counts under the spec's strategy (``strategy`` in the spec: starting hands that fold;
   the later wagers from a category up, ``hole_card_plays`` when a hole card must play) give the wager
   ``main game (spec strategy)``: the table a simulation of the engine is tallied against.
@@ -310,7 +313,8 @@ def spec_strategy(spec: RulesSpec, rules: StreetRules) -> SpecStrategy | None:
         raise ShapeError(f"{spec.name}: the street-bets analysis plays a spec strategy with "
                          + "; ".join(dict.fromkeys(why)))
     straight = categories.index("straight")
-    rule = SpecStreetRule(tuple(min(c, NEVER) for c, _ in street), tuple(straight if plays else 0 for _, plays in street))
+    rule = SpecStreetRule(tuple(min(c, NEVER) for c, _ in street),
+                          tuple(straight if plays else 0 for _, plays in street))
 
     def says(category: int, plays: bool) -> str:
         if category >= len(categories):
@@ -730,11 +734,13 @@ def main_game_sheet(rules: StreetRules, dc: DecisionCounts, name: str = "main ga
     folds = ", ".join(d.name for d in decisions if not d.play) or "none"
     first, *later = (w.capitalize() for w in rules.wagers)
     if strategy is None:
-        text = f"optimal (derived): make the {first} bet with {len(played)} of {len(decisions)} starting hands (fold {folds})"
+        text = (f"optimal (derived): make the {first} bet with {len(played)} of {len(decisions)} "
+                f"starting hands (fold {folds})")
         for i, (wager, level) in enumerate(zip(later, rules.board_cards)):
             unseen = ", ".join(CARD_NAMES[c] for c in range(level + 1, 6))
             over = f"{unseen} and dealer hole" if unseen else "dealer hole"
-            text += f"; {wager} bet iff " + (f"{rules.win_pays} x wins > losses" if i == 0 else "the same") + f" over {over}"
+            rule = f"{rules.win_pays} x wins > losses" if i == 0 else "the same"
+            text += f"; {wager} bet iff {rule} over {over}"
     else:
         text = strategy.text
     chart = [f"{first} bet made on {float(play_rate):.6f} of deals"
