@@ -252,7 +252,7 @@ def street_rules(spec: RulesSpec) -> StreetRules:
 @dataclass(frozen=True)
 class SpecStreetRule:
     """The spec strategy's rule at each decision after the first: the wager from ``at_least`` up
-    (a category; 15: never), when a hole card plays below ``straight`` (a pocket pair, a hole rank on
+    (a category; the ranking's count of categories or more: never), when a hole card plays below ``straight`` (a pocket pair, a hole rank on
     the board, or that category or better; 0 when the strategy does not ask for a hole card)."""
 
     at_least: tuple[int, ...]
@@ -300,11 +300,11 @@ def spec_strategy(spec: RulesSpec, rules: StreetRules) -> SpecStrategy | None:
         if field is not None:
             why.append(f"{where}.{d}.{field}: expected a category threshold (at_least: {{category}}, "
                        "hole_card_plays), not starting hands or ranks")
-        elif not rules_here or len(betting) > 1 or rules_here[-1].option == bet or (betting and betting[0] != 0):
+        malformed = not rules_here or len(betting) > 1 or rules_here[-1].option == bet or (betting and betting[0] != 0)
+        if field is None and malformed:
             why.append(f"{where}.{d}: expected one rule making the wager (from a category up, hole_card_plays), "
                        "then the check")
-        if field is not None or not rules_here or len(betting) > 1 or rules_here[-1].option == bet \
-                or (betting and betting[0] != 0) or not betting:
+        if field is not None or malformed or not betting:
             street.append((len(categories), False))  # never (or refused above)
         else:
             at = rules_here[0].at_least
