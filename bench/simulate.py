@@ -83,9 +83,9 @@ def family_pairs(family):
     p = rk.rules_kernel(load_spec("texas_holdem_bonus")).params
     yield ("Texas Hold'em Bonus", "texas_holdem_bonus", 9,
            lambda d, ev, dl: board_sim.play_street_rounds(
-               d, p["fold"], p["turn_at_least"], p["river_at_least"], p["straight"], p["strong"], p["candidates"],
+               d, p["fold"], p["levels"], p["at_least"], p["straight"], p["strong"], p["candidates"],
                p["dealer_masks"], p["first_lines"], p["side_lines"], p["side_fold"], p["side_paid_on_fold"], ev, dl),
-           lambda d, ev, dl: family._holdem_rounds(d, p["fold"], p["turn_at_least"], p["river_at_least"], p["strong"],
+           lambda d, ev, dl: family._holdem_rounds(d, p["fold"], *p["at_least"], p["strong"],
                                                    bool(p["side_paid_on_fold"][0]), ev, dl), True)
     m = rk.rules_kernel(load_spec("five_card_mulligan")).params
     yield ("Five Card Mulligan", "five_card_mulligan", 20,

@@ -31,7 +31,7 @@ SMALL_DECK = tuple(parse_cards("9h Th Jh Qh Kh Ah Ts Js Qs Ks As".split()))
 STRAIGHT = int(Category.STRAIGHT)
 
 
-PAIR_RULE = hb.SpecStreetRule(int(Category.PAIR), int(Category.PAIR))
+PAIR_RULE = hb.SpecStreetRule((int(Category.PAIR),) * 2, (STRAIGHT,) * 2)
 
 
 def small_counts(deck=SMALL_DECK, win_pays=Fraction(1), ante_category=STRAIGHT, rule=PAIR_RULE):
@@ -137,7 +137,7 @@ def test_spec_strategy_counts_match_the_engine_strategy_played_out(small):
     for h, hole in enumerate(small.holes):
         assert np.array_equal(small.rule_counts[h], brute_force_counts(SMALL_DECK, hole, STRAIGHT, rule=rule)), hole
     # a stricter rule (two pair on the turn, trips on the river) bets less
-    strict = small_counts(rule=hb.SpecStreetRule(int(Category.TWO_PAIR), int(Category.TRIPS)))
+    strict = small_counts(rule=hb.SpecStreetRule((int(Category.TWO_PAIR), int(Category.TRIPS)), (STRAIGHT,) * 2))
     rule = engine_rule("two_pair", "trips")
     for h in (3, 30, 52):
         assert np.array_equal(strict.rule_counts[h], brute_force_counts(SMALL_DECK, strict.holes[h], STRAIGHT,
@@ -282,7 +282,7 @@ def test_hole_classes_partition_the_holes():
 # ---- the return table built from the counts -----------------------------------------------------
 def rules(flop=2, ante_odds=1, win_pays=1):
     return hb.StreetRules(("preflop", "turn", "river"), ("flop", "turn", "river"), ("bet_flop", "bet_turn", "bet_river"),
-                          ("fold", "check_turn", "check_river"), Fraction(flop), Fraction(1), Fraction(1),
+                          ("fold", "check_turn", "check_river"), (Fraction(flop), Fraction(1), Fraction(1)),
                           Fraction(win_pays), STRAIGHT, Fraction(ante_odds))
 
 
@@ -305,8 +305,8 @@ def test_sheet_adds_up_and_plays_iff_better_than_folding(small):
     assert fold.event == "fold" and fold.combinations == sum(ev <= -1 for ev in evs) * small.deals_per_hole
     # average wager = Ante + Flop bet when played + Turn and River bets when made
     played = sum(d.weight for d in decisions if d.play) / Fraction(len(decisions))
-    turn = sum(d.turn_bet_rate for d in decisions if d.play) / len(decisions)
-    river = sum(d.river_bet_rate for d in decisions if d.play) / len(decisions)
+    turn = sum(d.bet_rates[0] for d in decisions if d.play) / len(decisions)
+    river = sum(d.bet_rates[1] for d in decisions if d.play) / len(decisions)
     assert sheet.average_wager == 1 + 2 * played + turn + river
 
 
@@ -441,14 +441,14 @@ def test_par_sheet_wiring_with_small_deck_counts(small, monkeypatch):
     # three wagers and their JSON is checked here on the small deck's counts.
     seen = []
 
-    def fake_counts(ante_category, win_pays, rule=None, bet_when_indifferent=False):
-        seen.append((ante_category, win_pays, rule))
+    def fake_counts(ante_category, win_pays, rule=None, bet_when_indifferent=False, levels=(), board_steps=()):
+        seen.append((ante_category, win_pays, rule, levels, board_steps))
         return small
 
     monkeypatch.setattr(hb, "full_deck_counts", fake_counts)
     spec = load_spec("texas_holdem_bonus_2x")
     sheet = hb.par_sheet(spec)
-    assert seen == [(STRAIGHT, Fraction(1), PAIR_RULE)]
+    assert seen == [(STRAIGHT, Fraction(1), PAIR_RULE, (3, 4), (3, 1, 1))]
     assert [w.name for w in sheet.wagers] == ["main game", hb.SPEC_STRATEGY_WAGER, "Bonus"]
     assert sheet.main.expected_return == hb.main_game_sheet(hb.street_rules(spec), small).expected_return
     assert sheet.wager("Bonus").house_edge == hb.card_lines_sheet(spec, "bonus").house_edge
@@ -632,7 +632,9 @@ def test_the_street_rules_decide_as_the_evaluator_does(turn, river, straight):
     fold = np.zeros((13, 13, 2), np.bool_)
     none = np.zeros(0, np.int64)
     ev, dealt = np.zeros((len(decks), 1), np.int8), np.zeros(len(decks), np.int8)
-    board_sim.play_street_rounds(decks, fold, turn, river, straight, 9, np.zeros((0, 52, 52, 1), np.int8),
+    levels, at_least = np.array([3, 4], np.int64), np.array([turn, river], np.int64)
+    board_sim.play_street_rounds(decks, fold, levels, at_least, np.array([straight] * 2, np.int64), 9,
+                                 np.zeros((0, 52, 52, 1), np.int8),
                                  np.zeros((0, 1, 2), np.int64), np.zeros((0, 52, 52), np.int8), none, none,
                                  np.zeros(0, np.bool_), ev, dealt)
     for d, e in zip(decks.astype(np.int64), ev[:, 0]):

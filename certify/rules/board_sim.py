@@ -1,14 +1,15 @@
 """The bulk simulation loops of the board shapes (hold'em against the dealer), compiled.
 
-``play_street_rounds``: a wager on each street (Texas Hold'em Bonus), the spec's strategy. Its Turn
-and River rules (a category or better when a hole card plays) are decided without the evaluator
-whenever the cards already decide them: a pocket pair or a hole rank on the board is a pair or
-better, and best five of six cards below the straight is certain when no suit has five cards, no
-five ranks run and six cards show five ranks or more. Only the rest are evaluated. Side wagers
-read the card line of the player's two cards from one table (``first_card_lines``), walking the
-lines only where a dealer condition must be checked.
+``play_street_rounds``: a wager on each street (Texas Hold'em Bonus), the spec's strategy. Its later
+decisions (after 3, 4 or 5 board cards, as data) and their rules (a category or better when a hole
+card plays) are decided without the evaluator whenever the cards already decide them: a pocket
+pair or a hole rank on the board is a pair or better, and best five of six cards below the
+straight is certain when no suit has five cards, no five ranks run and six cards show five ranks
+or more. Only the rest are evaluated. Side wagers read the card line of the player's two cards
+from one table (``first_card_lines``), walking the lines only where a dealer condition must be
+checked.
 
-Deck positions: player 0-1, dealer 2-3, flop 4-6, turn 7, river 8.
+Deck positions: player 0-1, dealer 2-3, the board 4-8 in the order dealt (flop 4-6, turn 7, river 8).
 """
 
 from __future__ import annotations
@@ -102,13 +103,14 @@ def _six_may_reach_straight(c0, c1, c2, c3, c4, c5):
 
 
 @njit(cache=True)
-def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, strong, candidates, masks,
+def play_street_rounds(decks, fold, levels, at_least, straight, strong, candidates, masks,
                        first_lines, side_lines, side_fold, side_paid_on_fold, ev, dealt):
-    """Deal and play each deck by the spec strategy. ``ev[r, 0]``: 0 fold, else 1 + 4 x (2 x Turn +
-    River wager made) + result (WIN_STRONG / WIN_WEAK / TIE / LOSE); ``ev[r, 1 + s]``: side wager
-    s's card line. A Turn (River) wager is made when the player's best five after the flop (turn)
-    reach ``turn_at_least`` (``river_at_least``) and a hole card plays: a pocket pair, a hole rank on
-    the board, or ``straight`` or better (0: no hole card asked for)."""
+    """Deal and play each deck by the spec strategy. ``ev[r, 0]``: 0 fold, else 1 + 4 x (bet pattern:
+    the later wagers made, the first later decision the highest bit) + result (WIN_STRONG / WIN_WEAK
+    / TIE / LOSE); ``ev[r, 1 + s]``: side wager s's card line. Later decision i sees ``levels[i]``
+    board cards (3, 4 or 5) and makes its wager when the player's best five so far reach
+    ``at_least[i]`` and a hole card plays: a pocket pair, a hole rank on the board, or
+    ``straight[i]`` or better (0: no hole card asked for)."""
     n_sides = side_lines.size
     for r in range(decks.shape[0]):
         h0, h1, d0, d1 = decks[r, 0], decks[r, 1], decks[r, 2], decks[r, 3]
@@ -126,21 +128,23 @@ def play_street_rounds(decks, fold, turn_at_least, river_at_least, straight, str
         if folds:
             ev[r, 0] = 0
             continue
-        shown = _hole_rank_shown(h0, h1, decks, r, 3)
-        need = _needs(turn_at_least, straight, shown)
-        if shown and need <= PAIR:
-            turn_bet = True
-        else:
-            turn_bet = (eval5_nb(h0, h1, b0, b1, b2) >> 20) >= need
-        shown = _hole_rank_shown(h0, h1, decks, r, 4)
-        need = _needs(river_at_least, straight, shown)
-        if shown and need <= PAIR:
-            river_bet = True
-        elif need >= STRAIGHT and not _six_may_reach_straight(h0, h1, b0, b1, b2, b3):
-            river_bet = False
-        else:
-            river_bet = (best6_nb(h0, h1, b0, b1, b2, b3) >> 20) >= need
-        pattern = 2 * int(turn_bet) + int(river_bet)
+        pattern = 0
+        for i in range(levels.size):
+            seen = levels[i]
+            shown = _hole_rank_shown(h0, h1, decks, r, seen)
+            need = _needs(at_least[i], straight[i], shown)
+            if shown and need <= PAIR:
+                bet = True
+            elif seen == 3:
+                bet = (eval5_nb(h0, h1, b0, b1, b2) >> 20) >= need
+            elif seen == 4:
+                if need >= STRAIGHT and not _six_may_reach_straight(h0, h1, b0, b1, b2, b3):
+                    bet = False
+                else:
+                    bet = (best6_nb(h0, h1, b0, b1, b2, b3) >> 20) >= need
+            else:
+                bet = (pv >> 20) >= need
+            pattern = 2 * pattern + int(bet)
         dv = eval7_nb(d0, d1, b0, b1, b2, b3, b4)
         if pv > dv:
             result = WIN_STRONG if (pv >> 20) >= strong else WIN_WEAK

@@ -1,17 +1,20 @@
 """Exact PAR sheets of the board shape with a bet on each street (Texas Hold'em Bonus).
 
 The shape (``street_rules`` checks it and names what differs): two cards to the player and two
-face down to the dealer; a decision before the flop (fold, or make the first decision wager); the
-flop (3 board cards); a decision (check, or make a second wager); the turn; a decision (check, or a
-third wager); the river. Hands are the best five of seven, against the dealer's with no qualifier.
-The unit wager (the Ante) is settled against the dealer and may pay only from a category up
-(``win_at_least``: a lower winning hand pushes); the three decision wagers are settled against the
-dealer alike; side wagers are ``card_lines`` on the player's two first cards (the dealer's may
-matter). The player never folds after the first wager, so each later wager adds its own amount
-won or lost on the same showdown: the decisions are independent and each is optimal alone.
+face down to the dealer; a decision before the flop (fold, or make the first decision wager); the 5
+board cards in deal steps, with at most one more decision after each of 3, 4 and 5 board cards
+(check, or make that decision's own wager). Texas Hold'em Bonus: the flop (3), a decision, the
+turn, a decision, the river; a game may leave any later decision out or add one after the river.
+Hands are the best five of seven, against the dealer's with no qualifier. The unit wager (the
+Ante) is settled against the dealer and may pay only from a category up (``win_at_least``: a lower
+winning hand pushes); the decision wagers are settled against the dealer alike; side wagers are
+``card_lines`` on the player's two first cards (the dealer's may matter). The player never folds
+after the first wager, so each later wager adds its own amount won or lost on the same showdown:
+the decisions are independent and each is optimal alone.
 
-The cycle is player hole x dealer hole x flop (unordered) x turn x river (ordered):
-C(52,2) x C(50,2) x C(48,3) x 45 x 44 = 55,627,620,048,000 deals, each counted once.
+The cycle is player hole x dealer hole x each board deal step (unordered within, the steps in
+order); Texas Hold'em Bonus's flop x turn x river: C(52,2) x C(50,2) x C(48,3) x 45 x 44 =
+55,627,620,048,000 deals, each counted once.
 
 How (``certify.rules.board_streets_kernel`` has the loops):
 
@@ -22,11 +25,11 @@ How (``certify.rules.board_streets_kernel`` has the loops):
 * Per 5-card board (one per suit class evaluated), all 1,081 holes of the 47 other cards are
   valued once; the dealer holes beating / tying each player hole are counted by inclusion-exclusion
   over the player's two cards.
-* Decisions, all exact and optimal: the River wager iff ``win * wins > losses`` over the river card
-  and dealer hole, given the hole and four board cards; the Turn wager iff the same over turn,
-  river and dealer hole given the flop; preflop, the first wager iff the hole's expected result with
-  those decisions beats losing the Ante. A wager worth exactly zero is not made
-  (``bet_when_indifferent`` makes it: same edge, more variance).
+* Decisions, all exact and optimal: each later wager iff ``win * wins > losses`` over the cards
+  still to come and the dealer hole, given the hole and the board cards seen (Texas Hold'em Bonus:
+  the River wager per four board cards, the Turn wager per flop); preflop, the first wager iff the
+  hole's expected result with those decisions beats losing the Ante. A wager worth exactly zero is
+  not made (``bet_when_indifferent`` makes it: same edge, more variance).
 * The same counts under the spec's strategy (``strategy`` in the spec: starting hands that fold;
   the later wagers from a category up, ``hole_card_plays`` when a hole card must play) give the wager
   ``main game (spec strategy)``: the table a simulation of the engine is tallied against.
@@ -92,24 +95,35 @@ WIN_STRONG, WIN_WEAK, TIE, LOSE = 0, 1, 2, 3  # showdown results (the kernel's c
 
 @dataclass(frozen=True)
 class StreetRules:
-    """The main-game rules the math depends on, in unit wagers (Antes)."""
+    """The main-game rules the math depends on, in unit wagers (Antes). The first decision (before
+    the board) folds or makes the first decision wager; each later one (after ``board_cards`` board
+    cards: 3, 4 or 5, at most one each) checks or makes its own wager."""
 
-    decisions: tuple[str, str, str]  # the decisions' names: before the flop, on the flop, on the turn
-    wagers: tuple[str, str, str]  # the decision wager each makes (Flop, Turn, River bets)
-    bets: tuple[str, str, str]  # the option making it
-    passive: tuple[str, str, str]  # the other option (fold before the flop, then check)
-    flop_multiple: Fraction
-    turn_multiple: Fraction
-    river_multiple: Fraction
+    decisions: tuple[str, ...]  # the decisions' names: before the flop, then each later one
+    wagers: tuple[str, ...]  # the decision wager each makes (Texas Hold'em Bonus: Flop, Turn, River bets)
+    bets: tuple[str, ...]  # the option making it
+    passive: tuple[str, ...]  # the other option (fold before the flop, then check)
+    multiples: tuple[Fraction, ...]  # each decision wager's multiple of the unit wager
     win_pays: Fraction  # odds paid on winning decision wagers
     ante_category: int  # the Ante pays only when the player's winning hand reaches it ...
     ante_odds: Fraction  # ... at these odds; otherwise it pushes
+    board_cards: tuple[int, ...] = (3, 4)  # board cards seen at each later decision
+    board_steps: tuple[int, ...] = (3, 1, 1)  # the board's deal steps (the cycle's order of dealing)
+
+    @property
+    def later(self) -> int:
+        """How many decisions follow the first."""
+        return len(self.decisions) - 1
+
+    def bit(self, i: int) -> int:
+        """Later decision i's bit in a bet pattern: the first later decision is the highest bit."""
+        return 1 << (self.later - 1 - i)
 
     def pays(self, pattern: int, result: int) -> tuple[Fraction, Fraction]:
-        """(net result, total wagered) of a played hand with bet ``pattern`` (2 x Turn + River
-        wager made) and showdown ``result``."""
-        raises = self.flop_multiple + (self.turn_multiple if pattern & 2 else 0) \
-            + (self.river_multiple if pattern & 1 else 0)
+        """(net result, total wagered) of a played hand with bet ``pattern`` (the later wagers made,
+        ``bit``) and showdown ``result``."""
+        raises = self.multiples[0] + sum((m for i, m in enumerate(self.multiples[1:]) if pattern & self.bit(i)),
+                                         Fraction(0))
         wagered = 1 + raises
         if result == LOSE:
             return -wagered, wagered
@@ -119,13 +133,15 @@ class StreetRules:
         return ante + self.win_pays * raises, wagered
 
     @property
-    def patterns(self) -> tuple[str, str, str, str]:
-        """The wagers standing per bet pattern (index 2 x Turn + River): "flop", "flop+river", ..."""
-        f, t, r = self.wagers
-        return (f, f"{f}+{r}", f"{f}+{t}", f"{f}+{t}+{r}")
+    def patterns(self) -> tuple[str, ...]:
+        """The wagers standing per bet pattern: "flop", "flop+river", "flop+turn", "flop+turn+river"."""
+        return tuple("+".join([self.wagers[0]] + [w for i, w in enumerate(self.wagers[1:]) if p & self.bit(i)])
+                     for p in range(1 << self.later))
 
 
 STREET_STEPS = [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 1), ("decide",), ("deal", "board", 1)]
+STREET_STEPS_TEXT = ("a decision, then the 5 board cards in steps with one more decision at most after each of 3, 4 "
+                     "and 5 board cards (as a flop of 3, a decision, the turn, a decision, the river)")
 
 
 def dealt_as_holdem(spec: RulesSpec, later: list[tuple]) -> bool:
@@ -151,20 +167,50 @@ def holdem_differences(spec: RulesSpec, later: list[tuple], steps: str, face_up:
     return why
 
 
+def street_levels(spec: RulesSpec) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(board cards seen at each decision after the first, the board's deal steps) when the steps
+    after the 2 + 2 hole cards are a decision, then board deals of 5 cards in all with one decision
+    at most after each of 3, 4 and 5 board cards; else None."""
+    later = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps[2:]]
+    if not later or later[0] != ("decide",) or not dealt_as_holdem(spec, later):
+        return None
+    seen, levels, steps = 0, [], []
+    for kind in later[1:]:
+        if kind[0] == "deal":
+            if kind[1] != "board":
+                return None
+            seen += kind[2]
+            steps.append(kind[2])
+        elif seen not in (3, 4, 5) or (levels and levels[-1] == seen):
+            return None
+        else:
+            levels.append(seen)
+    return (tuple(levels), tuple(steps)) if seen == 5 else None
+
+
 def is_street_shape(spec: RulesSpec) -> bool:
-    """Whether the steps are the street shape's (the other checks then name what differs)."""
-    return dealt_as_holdem(spec, STREET_STEPS)
+    """Whether the steps are the street shape's and no decision is skipped once a wager is made
+    (that is the one-Play board shape's, ``certify.rules.board``); the other checks then name what
+    differs."""
+    return street_levels(spec) is not None and not any(d.skipped_when_made for d in spec.decisions)
 
 
 def street_rules(spec: RulesSpec) -> StreetRules:
     """The shape check and the rules as the counting needs them (``ShapeError`` names what differs)."""
-    why = holdem_differences(spec, STREET_STEPS, "a decision, a flop of 3, a decision, the turn, a decision, the river",
-                             2, "the flop and the turn face up (the decisions see them)")
+    shape = street_levels(spec)
+    later = STREET_STEPS if shape is None else [
+        ("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps[2:]]
+    decided_after = 0  # board deals the decisions see: those before the last decision
+    for i, kind in enumerate(later):
+        if kind == ("decide",):
+            decided_after = sum(1 for k in later[:i] if k[0] == "deal")
+    why = holdem_differences(spec, later, STREET_STEPS_TEXT, decided_after,
+                             "the board cards face up until the last decision (the decisions see them)")
     if spec.dealer.qualifies is not None:
         why.append("a dealer with no qualifier")
     decisions = [s for s in spec.steps if isinstance(s, DecideStep)]
     wagers, bets, passive, multiples = [], [], [], []
-    for i, d in enumerate(decisions[:3]):
+    for i, d in enumerate(decisions):
         adds = [o for o in d.options if o.add]
         others = [o for o in d.options if not o.add]
         want_fold = i == 0
@@ -178,7 +224,7 @@ def street_rules(spec: RulesSpec) -> StreetRules:
         bets.append(adds[0].name)
         passive.append(others[0].name)
         multiples.append(_fraction(m))
-    if len(set(wagers)) != 3 and len(wagers) == 3:
+    if len(set(wagers)) != len(wagers):
         why.append("a different decision wager at each decision")
     settle = [spec.wagers[w].settle.versus_dealer for w in wagers]
     if any(v is None or v.win is None or v.tie != "push" or v.win_at_least or v.bonus for v in settle) \
@@ -195,45 +241,51 @@ def street_rules(spec: RulesSpec) -> StreetRules:
             why.append(f"side wagers paid by card_lines on the two first cards ({name})")
     if why:
         raise ShapeError(f"{spec.name}: the street-bets analysis counts games with " + "; ".join(dict.fromkeys(why)))
+    levels, steps = shape
     categories = ranking_categories(spec.ranking)
     return StreetRules(tuple(d.decide for d in decisions), tuple(wagers), tuple(bets), tuple(passive),
-                       *multiples, _fraction(settle[0].win),
-                       categories.index(unit.win_at_least.category) if unit.win_at_least else 0, _fraction(unit.win))
+                       tuple(multiples), _fraction(settle[0].win),
+                       categories.index(unit.win_at_least.category) if unit.win_at_least else 0, _fraction(unit.win),
+                       levels, steps)
 
 
 @dataclass(frozen=True)
 class SpecStreetRule:
-    """The spec strategy's Turn / River rule: the wager from a category up, when a hole card plays
-    (a pocket pair, a hole rank on the board, or a straight or better: ``straight_category``; 0 when
-    the strategy does not ask for a hole card)."""
+    """The spec strategy's rule at each decision after the first: the wager from ``at_least`` up
+    (a category; the ranking's count of categories or more: never), when a hole card plays below ``straight`` (a pocket pair, a hole rank on
+    the board, or that category or better; 0 when the strategy does not ask for a hole card)."""
 
-    turn_category: int
-    river_category: int
-    straight_category: int = 4
+    at_least: tuple[int, ...]
+    straight: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class SpecStrategy:
-    """The spec's strategy in the street shape: the starting hands folded, the Turn / River rule."""
+    """The spec's strategy in the street shape: the starting hands folded, the later decisions' rule."""
 
     preflop_fold: frozenset[str]
     rule: SpecStreetRule
     text: str
 
 
+NEVER = 15  # at most this category (the ranking's count, no hand reaches it): the wager is never made
+
+
 def spec_strategy(spec: RulesSpec, rules: StreetRules) -> SpecStrategy | None:
     """The spec strategy as the counting plays it, or None when the spec states none
-    (``ShapeError`` for rules the counting does not play)."""
+    (``ShapeError`` naming the file and the field for rules the counting does not play)."""
     if spec.strategy is None:
         return None
     categories = ranking_categories(spec.ranking)
     decided = spec.strategy.decisions
     why = []
+    where = f"{spec.name}.yaml: strategy.decisions"
     first = decided.get(rules.decisions[0], [])
     folds: set[str] = set()
-    for rule in first:
+    for j, rule in enumerate(first):
         if rule.at_least is not None or rule.hole_card_plays:
-            why.append(f"at {rules.decisions[0]!r} rules by starting hands only")
+            why.append(f"{where}.{rules.decisions[0]}.{j}: expected rules by starting hands only (hands:) at the "
+                       "first decision")
     names = {c.name for c in hole_classes()}
     for cls in sorted(names):
         option = next((r.option for r in first if r.hands is None or cls in r.hands), rules.bets[0])
@@ -242,33 +294,35 @@ def spec_strategy(spec: RulesSpec, rules: StreetRules) -> SpecStrategy | None:
     street = []
     for d, bet in zip(rules.decisions[1:], rules.bets[1:]):
         rules_here = decided.get(d, [])
-        betting = [r for r in rules_here if r.option == bet]
-        if not rules_here or any(r.hands for r in rules_here) or len(betting) > 1 or rules_here[-1].option == bet \
-                or (betting and rules_here[0] is not betting[0]) or any(
-                    r.at_least is not None and r.at_least.ranks for r in rules_here):
-            why.append(f"at {d!r} one rule making the wager (from a category up, hole_card_plays), then the check")
-            street.append((len(categories), False))
-            continue
-        if not betting:
-            street.append((len(categories), False))  # never
+        betting = [j for j, r in enumerate(rules_here) if r.option == bet]
+        field = next((j for j, r in enumerate(rules_here) if r.hands or (r.at_least is not None and r.at_least.ranks)),
+                     None)
+        if field is not None:
+            why.append(f"{where}.{d}.{field}: expected a category threshold (at_least: {{category}}, "
+                       "hole_card_plays), not starting hands or ranks")
+        malformed = not rules_here or len(betting) > 1 or rules_here[-1].option == bet or (betting and betting[0] != 0)
+        if field is None and malformed:
+            why.append(f"{where}.{d}: expected one rule making the wager (from a category up, hole_card_plays), "
+                       "then the check")
+        if field is not None or malformed or not betting:
+            street.append((len(categories), False))  # never (or refused above)
         else:
-            at = betting[0].at_least
-            street.append((categories.index(at.category) if at else 0, bool(betting[0].hole_card_plays)))
+            at = rules_here[0].at_least
+            street.append((categories.index(at.category) if at else 0, bool(rules_here[0].hole_card_plays)))
     if why:
-        raise ShapeError(f"{spec.name}: the street-bets analysis plays a spec strategy with " + "; ".join(dict.fromkeys(why)))
-    if street[0][1] != street[1][1] and min(street[0][0], street[1][0]) < len(categories):
-        raise ShapeError(f"{spec.name}: the street-bets analysis plays hole_card_plays on both later decisions "
-                         "or on neither")
-    straight = categories.index("straight") if any(plays for _, plays in street) else 0
-    rule = SpecStreetRule(min(street[0][0], 15), min(street[1][0], 15), straight)
+        raise ShapeError(f"{spec.name}: the street-bets analysis plays a spec strategy with "
+                         + "; ".join(dict.fromkeys(why)))
+    straight = categories.index("straight")
+    rule = SpecStreetRule(tuple(min(c, NEVER) for c, _ in street),
+                          tuple(straight if plays else 0 for _, plays in street))
 
     def says(category: int, plays: bool) -> str:
         if category >= len(categories):
             return "never"
         return f"with {categories[category]} or better" + (" when a hole card plays" if plays else "")
-    text = (f"the spec's strategy: fold {', '.join(sorted(folds, key=_grid_order)) or 'none'}; "
-            f"{rules.wagers[1].capitalize()} bet {says(*street[0])}, {rules.wagers[2].capitalize()} bet "
-            f"{says(*street[1])}")
+    text = f"the spec's strategy: fold {', '.join(sorted(folds, key=_grid_order)) or 'none'}"
+    if street:
+        text += "; " + ", ".join(f"{w.capitalize()} bet {says(*s)}" for w, s in zip(rules.wagers[1:], street))
     return SpecStrategy(frozenset(folds), rule, text)
 
 
@@ -451,14 +505,15 @@ def walk(deck: tuple[int, ...], reps: np.ndarray, qual: int, points: tuple[Decis
                       time.perf_counter() - start, time.process_time() - cpu)
 
 
-# ---- the heavy part: showdown counts under the Turn / River decisions ---------------------------
+# ---- the heavy part: showdown counts under the later decisions ----------------------------------
 @dataclass(frozen=True)
 class DecisionCounts:
     """Per representative hole, the deals in each (bet pattern, showdown result) cell.
 
-    ``counts[h, 2 * turn_bet + river_bet, result]`` with result WIN_STRONG / WIN_WEAK / TIE / LOSE
-    under the optimal Turn / River decisions; ``rule_counts`` the same under the spec strategy's
-    rule (when one was given); ``deals_per_hole`` = flops x turns x rivers x dealer holes for one
+    ``counts[h, pattern, result]`` with pattern the later wagers made (``StreetRules.bit``: Texas
+    Hold'em Bonus 2 x Turn bet + River bet) and result WIN_STRONG / WIN_WEAK / TIE / LOSE under the
+    optimal later decisions; ``rule_counts`` the same under the spec strategy's rule (when one was
+    given); ``deals_per_hole`` = boards in every order their deal steps give x dealer holes for one
     player hole.
     """
 
@@ -470,12 +525,12 @@ class DecisionCounts:
     deals_per_hole: int
     seconds: float
     rule_counts: np.ndarray | None = None
-    profile: np.ndarray | None = None  # [hole, street (Turn, River), category so far, (seen, bets)]
+    profile: np.ndarray | None = None  # [hole, later decision, category so far, (seen, bets)]
 
 
-def deals_per_hole(deck_size: int) -> int:
+def deals_per_hole(deck_size: int, board_steps: tuple[int, ...] = (3, 1, 1)) -> int:
     m = deck_size - 2
-    return comb(m, 3) * (m - 3) * (m - 4) * comb(m - 5, 2)
+    return comb(m, 5) * _orders(tuple(board_steps)) * comb(m - 5, 2)
 
 
 STREET_POINTS = (DecisionPoint("preflop", ("fold", "bet"), (FOLD, ADD), (Fraction(0), Fraction(1)), 0, (True, False)),
@@ -483,49 +538,74 @@ STREET_POINTS = (DecisionPoint("preflop", ("fold", "bet"), (FOLD, ADD), (Fractio
                  DecisionPoint("river", ("check", "bet"), (CHECK, ADD), (Fraction(0), Fraction(1)), 4, (False, False)))
 
 
+def street_points(levels: tuple[int, ...]) -> tuple[DecisionPoint, ...]:
+    """The street shape's decision points: the first (fold or bet), then check or bet after each of
+    ``levels`` board cards (``STREET_POINTS`` for Texas Hold'em Bonus's 3 and 4)."""
+    later = STREET_POINTS[1]
+    return STREET_POINTS[:1] + tuple(DecisionPoint(f"after {level} board cards", later.names, later.kinds, later.mults,
+                                                   level, later.ends) for level in levels)
+
+
 def compute_decision_counts(deck: tuple[int, ...], holes: list[tuple[int, int]], weights: list[int],
                             names: list[str], ante_category: int, win_pays: Fraction,
                             rule: SpecStreetRule | None = None,
-                            bet_when_indifferent: bool = False) -> DecisionCounts:
+                            bet_when_indifferent: bool = False, levels: tuple[int, ...] = (3, 4),
+                            board_steps: tuple[int, ...] = (3, 1, 1)) -> DecisionCounts:
     """The walk (``walk``) over ``deck`` (card codes) for the given player holes (card codes), with the
-    street shape's decision points (``STREET_POINTS``: each later wager decided alone, by the sign of
-    its wins x ``win_pays`` - losses; the multiples do not change it) and, if given, the spec rule's.
+    street shape's decision points after ``levels`` board cards (``street_points``: each later wager
+    decided alone, by the sign of its wins x ``win_pays`` - losses; the multiples do not change it)
+    and, if given, the spec rule's; the board dealt in ``board_steps``.
 
-    A Turn or River wager whose expected value is exactly zero changes nothing but the variance and
-    the average wager: by default it is not made; ``bet_when_indifferent`` makes it."""
+    A later wager whose expected value is exactly zero changes nothing but the variance and the
+    average wager: by default it is not made; ``bet_when_indifferent`` makes it."""
     from certify.rules import board_streets_kernel as kernel
 
     if len(deck) < 9:
         raise ValueError(f"a hold'em deal needs 9 cards, the deck has {len(deck)}")
+    levels = tuple(levels)
     position = {card: i for i, card in enumerate(deck)}
     reps = np.array([[position[a], position[b]] for a, b in holes], dtype=np.int64)
     win_pays = Fraction(win_pays)
     unit = np.zeros((kernel.N_CELLS, kernel.N_CATEGORIES), np.int64)  # no qualifier: the Q cells only
     unit[0] = win_pays.numerator  # QW: won, scaled by the denominator of win_pays
     unit[2] = -win_pays.denominator  # QL: lost
-    rule_rows = None if rule is None else np.array(
-        [[0, 0, 0, 0], [rule.turn_category, 1, 0, rule.straight_category],
-         [rule.river_category, 1, 0, rule.straight_category], [0, 0, 0, 0]], np.int64)
-    wc = walk(tuple(deck), reps, 0, STREET_POINTS, np.zeros_like(unit), unit, 0, (3, 1, 1), rule_rows,
+    rule_rows = None
+    if rule is not None:
+        if len(rule.at_least) != len(levels):
+            raise ValueError(f"a spec rule for {len(rule.at_least)} later decisions, the walk has {len(levels)}")
+        rule_rows = np.zeros((kernel.N_LEVELS, 4), np.int64)
+        for level, at_least, straight in zip(levels, rule.at_least, rule.straight):
+            rule_rows[BOARD_LEVELS.index(level)] = (at_least, 1, 0, straight)  # (from, bet, else check, straight)
+    wc = walk(tuple(deck), reps, 0, street_points(levels), np.zeros_like(unit), unit, 0, tuple(board_steps), rule_rows,
               bet_when_indifferent, profile=True)
-    sets = [_street_counts(wc.path_cells[:, s], ante_category) for s in range(wc.path_cells.shape[1])]
-    profile = np.stack([wc.profile[:, :2].sum(axis=3), wc.profile[:, :2, :, 1]], axis=3)  # (seen, bets)
+    sets = [_street_counts(wc, s, levels, ante_category) for s in range(wc.path_cells.shape[1])]
+    chosen = wc.profile[:, [BOARD_LEVELS.index(level) - 1 for level in levels]]
+    profile = np.stack([chosen.sum(axis=3), chosen[:, :, :, 1]], axis=3)  # (seen, bets)
     return DecisionCounts(deck=tuple(deck), holes=tuple(holes), weights=tuple(weights),
-                          names=tuple(names), counts=sets[0], deals_per_hole=deals_per_hole(len(deck)),
+                          names=tuple(names), counts=sets[0], deals_per_hole=deals_per_hole(len(deck), board_steps),
                           seconds=wc.seconds, rule_counts=sets[1] if rule is not None else None, profile=profile)
 
 
-def _street_counts(path_cells: np.ndarray, ante_category: int) -> np.ndarray:
-    """(hole, 2 x Turn bet + River bet, WIN_STRONG / WIN_WEAK / TIE / LOSE) from the walk's paths
-    (turn option x 3 + river option; no qualifier: the cells QW, QT, QL)."""
-    out = np.zeros((path_cells.shape[0], 4, 4), np.int64)
-    for turn in range(2):
-        for river in range(2):
-            cells = path_cells[:, 3 * turn + river]
-            out[:, 2 * turn + river, WIN_STRONG] = cells[:, 0, ante_category:].sum(axis=1)
-            out[:, 2 * turn + river, WIN_WEAK] = cells[:, 0, :ante_category].sum(axis=1)
-            out[:, 2 * turn + river, TIE] = cells[:, 1].sum(axis=1)
-            out[:, 2 * turn + river, LOSE] = cells[:, 2].sum(axis=1)
+def _street_counts(wc: WalkCounts, s: int, levels: tuple[int, ...], ante_category: int) -> np.ndarray:
+    """(hole, bet pattern, WIN_STRONG / WIN_WEAK / TIE / LOSE) from the walk's paths of set ``s``
+    (option 1, the bet, at each of ``levels``: the pattern's bit, the first level highest; no
+    qualifier: the cells QW, QT, QL)."""
+    path_cells = wc.path_cells[:, s]
+    out = np.zeros((path_cells.shape[0], 1 << len(levels), 4), np.int64)
+    for path in range(path_cells.shape[1]):
+        taken = wc.path_of(path)
+        if any(taken[level] is None for level in levels):  # a skipped level: no deal takes it here
+            if path_cells[:, path].any():
+                raise ParError("the walk counted deals on a path the street shape never takes")
+            continue
+        pattern = 0
+        for level in levels:
+            pattern = 2 * pattern + taken[level]
+        cells = path_cells[:, path]
+        out[:, pattern, WIN_STRONG] += cells[:, 0, ante_category:].sum(axis=1)
+        out[:, pattern, WIN_WEAK] += cells[:, 0, :ante_category].sum(axis=1)
+        out[:, pattern, TIE] += cells[:, 1].sum(axis=1)
+        out[:, pattern, LOSE] += cells[:, 2].sum(axis=1)
     return out
 
 
@@ -566,13 +646,15 @@ def showdown_code_batches(deck: tuple[int, ...], reps: np.ndarray, qual: int):
 
 @lru_cache(maxsize=4)
 def full_deck_counts(ante_category: int, win_pays: Fraction, rule: SpecStreetRule | None = None,
-                     bet_when_indifferent: bool = False) -> DecisionCounts:
+                     bet_when_indifferent: bool = False, levels: tuple[int, ...] = (3, 4),
+                     board_steps: tuple[int, ...] = (3, 1, 1)) -> DecisionCounts:
     """The 169 classes over the full deck (about a minute of work; cached for the process: the
-    counts depend only on the Ante's category, the decision wagers' odds and the spec rule)."""
+    counts depend only on the Ante's category, the decision wagers' odds, the spec rule, the
+    later decisions' board cards and the board's deal steps)."""
     classes = hole_classes()
     return compute_decision_counts(FULL_DECK, [c.cards for c in classes], [c.weight for c in classes],
                                    [c.name for c in classes], ante_category, win_pays, rule,
-                                   bet_when_indifferent)
+                                   bet_when_indifferent, tuple(levels), tuple(board_steps))
 
 
 # ---- the main-game return table -----------------------------------------------------------------
@@ -582,8 +664,7 @@ class HoleDecision:
     weight: int
     ev_play: Fraction  # expected result of making the first wager, per Ante
     play: bool
-    turn_bet_rate: Fraction  # share of flops on which the Turn wager is made (when played)
-    river_bet_rate: Fraction  # share of turns on which the River wager is made (when played)
+    bet_rates: tuple[Fraction, ...]  # per later decision: the share of deals on which its wager is made (when played)
 
 
 def event_names(rules: StreetRules) -> list[str]:
@@ -592,26 +673,35 @@ def event_names(rules: StreetRules) -> list[str]:
 
     strong = CATEGORY_NAMES[rules.ante_category]
     labels = (f"win with {strong} or better", f"win below {strong}", "tie", "lose")
-    return ["fold"] + [f"{rules.patterns[p]}: {labels[r]}" for p in range(4) for r in range(4)]
+    return ["fold"] + [f"{pattern}: {label}" for pattern in rules.patterns for label in labels]
 
 
 def hole_decisions(rules: StreetRules, dc: DecisionCounts, counts: np.ndarray | None = None,
                    preflop_fold: frozenset[str] | None = None) -> list[HoleDecision]:
     """The preflop decision of every hole class: the optimal one (play iff EV(play) > -1 Ante)
-    unless a ``preflop_fold`` list is given. ``counts`` defaults to the optimal Turn/River counts."""
+    unless a ``preflop_fold`` list is given. ``counts`` defaults to the optimal later decisions' counts."""
     counts = dc.counts if counts is None else counts
-    cells = [[rules.pays(p, r)[0] for r in range(4)] for p in range(4)]
+    n_patterns = 1 << rules.later
+    cells = [[rules.pays(p, r)[0] for r in range(4)] for p in range(n_patterns)]
     out = []
     for h, name in enumerate(dc.names):
         c = counts[h]
-        total = sum(int(c[p, r]) * cells[p][r] for p in range(4) for r in range(4))
+        total = sum(int(c[p, r]) * cells[p][r] for p in range(n_patterns) for r in range(4))
         ev = Fraction(total) / dc.deals_per_hole
         play = ev > -1 if preflop_fold is None else name not in preflop_fold
-        turn = int(c[2:].sum())
-        river = int(c[1].sum() + c[3].sum())
-        out.append(HoleDecision(name, dc.weights[h], ev, play, Fraction(turn, dc.deals_per_hole),
-                                Fraction(river, dc.deals_per_hole)))
+        rates = tuple(Fraction(sum(int(c[p].sum()) for p in range(n_patterns) if p & rules.bit(i)), dc.deals_per_hole)
+                      for i in range(rules.later))
+        out.append(HoleDecision(name, dc.weights[h], ev, play, rates))
     return out
+
+
+CARD_NAMES = {4: "turn", 5: "river"}  # the board cards after the flop
+
+
+def _cycle_text(board_steps: tuple[int, ...]) -> str:
+    if tuple(board_steps) == (3, 1, 1):
+        return "flop (unordered) x turn x river (ordered)"
+    return " x ".join(f"{n} board card{'s' if n > 1 else ''}" for n in board_steps) + " (each step unordered)"
 
 
 def main_game_sheet(rules: StreetRules, dc: DecisionCounts, name: str = "main game",
@@ -626,41 +716,48 @@ def main_game_sheet(rules: StreetRules, dc: DecisionCounts, name: str = "main ga
             raise ParError("the spec strategy's counts were not computed (pass rule= to the counts)")
         counts = dc.rule_counts
         decisions = hole_decisions(rules, dc, counts, strategy.preflop_fold)
+    n_patterns = 1 << rules.later
+    if counts.shape[1] != n_patterns:
+        raise ParError(f"counts of {counts.shape[1]} bet patterns for a game with {n_patterns}")
     folded = sum(d.weight for d in decisions if not d.play) * dc.deals_per_hole
-    cells = np.zeros((4, 4), dtype=object)
+    cells = np.zeros((n_patterns, 4), dtype=object)
     for h, d in enumerate(decisions):
         if d.play:
             cells += counts[h].astype(object) * d.weight
     names = event_names(rules)
     events = [(names[0], Fraction(-1), folded, Fraction(1))]
-    for pattern in range(4):
+    for pattern in range(n_patterns):
         for result in range(4):
             pays, wagered = rules.pays(pattern, result)
             events.append((names[1 + 4 * pattern + result], pays, int(cells[pattern, result]), wagered))
     played = [d for d in decisions if d.play]
     total_weight = sum(d.weight for d in decisions)
     play_rate = Fraction(sum(d.weight for d in played), total_weight)
-    turn_rate = sum(d.turn_bet_rate * d.weight for d in played) / total_weight
-    river_rate = sum(d.river_bet_rate * d.weight for d in played) / total_weight
+    rates = [sum(d.bet_rates[i] * d.weight for d in played) / total_weight for i in range(rules.later)]
     folds = ", ".join(d.name for d in decisions if not d.play) or "none"
-    flop, turn, river = (w.capitalize() for w in rules.wagers)
+    first, *later = (w.capitalize() for w in rules.wagers)
     if strategy is None:
-        text = (f"optimal (derived): make the {flop} bet with {len(played)} of {len(decisions)} "
-                f"starting hands (fold {folds}); {turn} bet iff {rules.win_pays} x wins > losses over "
-                f"turn, river and dealer hole; {river} bet iff the same over river and dealer hole")
+        text = (f"optimal (derived): make the {first} bet with {len(played)} of {len(decisions)} "
+                f"starting hands (fold {folds})")
+        for i, (wager, level) in enumerate(zip(later, rules.board_cards)):
+            unseen = ", ".join(CARD_NAMES[c] for c in range(level + 1, 6))
+            over = f"{unseen} and dealer hole" if unseen else "dealer hole"
+            rule = f"{rules.win_pays} x wins > losses" if i == 0 else "the same"
+            text += f"; {wager} bet iff {rule} over {over}"
     else:
         text = strategy.text
-    chart = [f"{flop} bet made on {float(play_rate):.6f} of deals; {turn} bet on {float(turn_rate):.6f}, "
-             f"{river} bet on {float(river_rate):.6f} of all deals"]
+    chart = [f"{first} bet made on {float(play_rate):.6f} of deals"
+             + ("; " + ", ".join(f"{w} bet on {float(r):.6f}" for w, r in zip(later, rates)) + " of all deals"
+                if later else "")]
     if strategy is None and dc.profile is not None:
         chart += [f"{row['street']} bet with {row['hand']} so far: {row['share_of_boards']:.4f} of "
                   f"boards, bet on {row['bet_rate']:.4f}" for row in street_profile(rules, dc, decisions)]
     chart += preflop_grid(decisions)
     table = [{"hand": d.name, "combinations": d.weight, "ev_play": float(d.ev_play),
               "ev_play_exact": str(d.ev_play), "decision": "play" if d.play else "fold",
-              "turn_bet_rate": float(d.turn_bet_rate), "river_bet_rate": float(d.river_bet_rate)}
+              **{f"{w}_bet_rate": float(r) for w, r in zip(rules.wagers[1:], d.bet_rates)}}
              for d in decisions]
-    cycle_note = (f"cycle: player hole x dealer hole x flop (unordered) x turn x river (ordered) = "
+    cycle_note = (f"cycle: player hole x dealer hole x {_cycle_text(rules.board_steps)} = "
                   f"{total_weight:,} holes x {dc.deals_per_hole:,} deals each")  # no timing: a sheet is the
     # same bytes whenever it is computed (the PAR-sheet cache and the golden sheets rely on it)
     return WagerSheet.from_combinations(name, events, strategy=text, strategy_table=table,
@@ -668,12 +765,12 @@ def main_game_sheet(rules: StreetRules, dc: DecisionCounts, name: str = "main ga
 
 
 def street_profile(rules: StreetRules, dc: DecisionCounts, decisions: list[HoleDecision]) -> list[dict[str, Any]]:
-    """How often the optimal Turn / River wager is made, by the player's hand category so far,
-    over the hands that make the first wager (every flop / 4-card board equally likely)."""
+    """How often each optimal later wager is made, by the player's hand category so far, over the
+    hands that make the first wager (every board seen at the decision equally likely)."""
     from certify.hands import CATEGORY_NAMES
 
     rows = []
-    for street, label in ((0, rules.wagers[1].capitalize()), (1, rules.wagers[2].capitalize())):
+    for street, label in enumerate(w.capitalize() for w in rules.wagers[1:]):
         seen = [0] * len(CATEGORY_NAMES)
         bets = [0] * len(CATEGORY_NAMES)
         for h, d in enumerate(decisions):
@@ -779,7 +876,8 @@ def par_sheet(spec: RulesSpec) -> ParSheet:
     simulation is tallied against) when the spec states one, and each side wager."""
     rules = street_rules(spec)
     strategy = spec_strategy(spec, rules)
-    dc = full_deck_counts(rules.ante_category, rules.win_pays, strategy.rule if strategy else None)
+    dc = full_deck_counts(rules.ante_category, rules.win_pays, strategy.rule if strategy else None,
+                          levels=rules.board_cards, board_steps=rules.board_steps)
     main = main_game_sheet(rules, dc)
     wagers = [main]
     optimal = hole_decisions(rules, dc)
@@ -825,7 +923,8 @@ def card_line_tables(lines) -> tuple[np.ndarray, np.ndarray]:
 
 def street_kernel(spec: RulesSpec):
     """The bulk kernel of the street shape, playing the spec's strategy (deck positions: player 0-1,
-    dealer 2-3, flop 4-6, turn 7, river 8); events are the PAR sheet's rows."""
+    dealer 2-3, the board 4-8 in the order dealt); events are the PAR sheet's rows. The later
+    decisions are data: the board cards each sees, its category threshold and hole-card rule."""
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
     from certify.rules.board_sim import first_card_lines
 
@@ -835,7 +934,7 @@ def street_kernel(spec: RulesSpec):
         raise KernelError(f"{spec.name}: the bulk kernel of a game with a wager on each street plays the spec's "
                           "strategy; the spec states none")
     names = event_names(rules)
-    nets = [Fraction(-1)] + [rules.pays(p, r)[0] for p in range(4) for r in range(4)]
+    nets = [Fraction(-1)] + [rules.pays(p, r)[0] for p in range(1 << rules.later) for r in range(4)]
     wagers = [WagerEvents("main", names, nets, _scale(nets))]
     sides = [name for name, w in spec.wagers.items() if w.made == "side"]
     if len(sides) > MAX_SIDE:
@@ -865,9 +964,10 @@ def street_kernel(spec: RulesSpec):
         hi, lo = RANKS.index(cls[0]), RANKS.index(cls[1])
         fold[max(hi, lo), min(hi, lo), 1 if cls[2:] == "s" else 0] = True
     side_lines = np.array(side_lines, np.int64)
-    params = {"streets": True, "board": True, "fold": fold, "turn_at_least": strategy.rule.turn_category,
-              "river_at_least": strategy.rule.river_category, "straight": strategy.rule.straight_category,
-              "strong": rules.ante_category, "candidates": candidates, "dealer_masks": masks,
+    params = {"streets": True, "board": True, "fold": fold, "levels": np.array(rules.board_cards, np.int64),
+              "at_least": np.array(strategy.rule.at_least, np.int64),
+              "straight": np.array(strategy.rule.straight, np.int64), "strong": rules.ante_category,
+              "candidates": candidates, "dealer_masks": masks,
               "first_lines": first_card_lines(candidates, masks, side_lines),
               "side_lines": side_lines, "side_fold": np.array(side_fold, np.int64),
               "side_paid_on_fold": np.array(side_paid, np.bool_)}
@@ -877,6 +977,6 @@ def street_kernel(spec: RulesSpec):
 def play_rounds(decks, p, ev, dealt) -> None:
     from certify.rules.board_sim import play_street_rounds
 
-    play_street_rounds(decks, p["fold"], p["turn_at_least"], p["river_at_least"], p["straight"], p["strong"],
+    play_street_rounds(decks, p["fold"], p["levels"], p["at_least"], p["straight"], p["strong"],
                        p["candidates"], p["dealer_masks"], p["first_lines"], p["side_lines"], p["side_fold"],
                        p["side_paid_on_fold"], ev, dealt)
