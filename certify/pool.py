@@ -35,6 +35,15 @@ def in_pool_thread() -> bool:
     return getattr(_inside, "pool", False)
 
 
+def cpus() -> int:
+    """The CPUs this process may run on (its affinity; all of them where that is not known): the
+    thread count for a kernel's chunks, as numba's ``parallel=True`` would use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def sequence_pool(workers: int) -> ThreadPoolExecutor:
     """This process's pool of ``workers`` threads (made on the first call that asks for it)."""
     if workers < 1:
