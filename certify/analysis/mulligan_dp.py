@@ -27,17 +27,17 @@ counts are rebuilt by the Chinese remainder theorem.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from math import comb
+from itertools import product
+from math import comb, factorial
 
-import numba
 import numpy as np
 from numba import njit
 
 from certify import hands
 from certify.analysis.mulligan_exact import high_card_tuple
+from certify.pool import cpus, map_in_order
 
 N_RANKS = hands.N_RANKS
 # hand classes: 0..9 the categories (0 = a high card NOT below the lex threshold), 10 = a high card
@@ -242,40 +242,43 @@ def _search(lex, max_per_rank: int, junk: bool) -> Machine:
 # ----------------------------------------------------------------------------------------------
 # The programme.
 # ----------------------------------------------------------------------------------------------
-@njit(cache=True)
-def _multinomial(n, q0, q1, q2, q3):
+def _multinomial(n: int, q0: int, q1: int, q2: int, q3: int) -> int:
     rest = n - q0 - q1 - q2 - q3
     if rest < 0:
         return 0
-    f = (1, 1, 2, 6, 24)
-    return f[n] // (f[q0] * f[q1] * f[q2] * f[q3] * f[rest])
+    return factorial(n) // (factorial(q0) * factorial(q1) * factorial(q2) * factorial(q3) * factorial(rest))
 
 
-@njit(cache=True)
-def _suit_weights(mono, block):
+def _suit_weights(mono: np.ndarray, block: np.ndarray) -> np.ndarray:
     """w[m0, m1, m2, m3]: ways to give one rank's suits to four hands taking m0..m3 cards there
     (0: not allowed). Mono hands take one card each, in distinct suits (mono hands of one block
-    may not meet); free hands share the other suits."""
+    may not meet); free hands share the other suits. Read-only, one per configuration."""
+    return _suit_weights_of(tuple(bool(m) for m in mono), tuple(int(b) for b in block))
+
+
+@lru_cache(maxsize=None)
+def _suit_weights_of(mono: tuple[bool, ...], block: tuple[int, ...]) -> np.ndarray:
+    # plain Python (625 entries, cached per configuration): compiled, it cost ~1.3 s of numba
+    # compile in every cold process and saved under a millisecond
     w = np.zeros((5, 5, 5, 5), np.int64)
-    for m0 in range(5):
-        for m1 in range(5 - m0):
-            for m2 in range(5 - m0 - m1):
-                for m3 in range(5 - m0 - m1 - m2):
-                    ms = (m0, m1, m2, m3)
-                    taken, clash = 0, False
-                    q = [0, 0, 0, 0]
-                    for h in range(4):
-                        if not mono[h]:
-                            q[h] = ms[h]
-                        elif ms[h] > 1:
-                            clash = True
-                        elif ms[h] == 1:
-                            for g in range(h):
-                                if mono[g] and ms[g] == 1 and block[g] == block[h]:
-                                    clash = True
-                            taken += 1
-                    if not clash:
-                        w[m0, m1, m2, m3] = _multinomial(4 - taken, q[0], q[1], q[2], q[3])
+    for ms in product(range(5), repeat=4):
+        if sum(ms) > 4:
+            continue
+        taken, clash = 0, False
+        q = [0, 0, 0, 0]
+        for h in range(4):
+            if not mono[h]:
+                q[h] = ms[h]
+            elif ms[h] > 1:
+                clash = True
+            elif ms[h] == 1:
+                for g in range(h):
+                    if mono[g] and ms[g] == 1 and block[g] == block[h]:
+                        clash = True
+                taken += 1
+        if not clash:
+            w[ms] = _multinomial(4 - taken, *q)
+    w.flags.writeable = False
     return w
 
 
@@ -557,8 +560,7 @@ def class_counts_many(m0: Machine, m1: Machine, m2: Machine, m3: Machine, weight
             out.append((g + g.transpose(0, 2, 1)) % primes if with_transpose else g)
         return ways, out
 
-    with ThreadPoolExecutor(max_workers=max(1, numba.get_num_threads())) as pool:
-        results = list(pool.map(count, tasks))
+    results = map_in_order(count, [(task,) for task in tasks], cpus())
     return [_rebuild([(ways, gs[v]) for ways, gs in results]) for v in range(len(weights2))]
 
 

@@ -29,10 +29,11 @@ from functools import lru_cache
 from math import comb, factorial
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from certify import hands
 from certify.errors import InputError
+from certify.pool import cpus, map_in_order
 
 N_RANKS = hands.N_RANKS
 CYCLE_STAND = comb(52, 5) * comb(47, 5) * comb(42, 5)  # (P, D1, X), X dealt whether used or not
@@ -153,12 +154,13 @@ _BINOM4 = np.array([[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 2, 1, 0, 0], [1, 3, 3,
                     [1, 4, 6, 4, 1]], np.int64)  # C(n, k), n and k up to 4
 
 
-@njit(cache=True)
-def combined_offsets():
+@lru_cache(maxsize=1)
+def combined_offsets() -> tuple[np.ndarray, int]:
     """off[L, rem, t]: the rank of the combined profiles with t cards of rank 12 - L among those
     whose ranks 12 - L .. 0 add up to rem (the L ranks above fixed; ace first, the order of the
     profiles in ``stand_redraw_counts``); a profile's index is the sum over L of
-    off[L, rem_L, s_(12-L)]."""
+    off[L, rem_L, s_(12-L)]. Plain Python (1,430 additions; compiled it cost 1.5 s of numba
+    compile per cold process); read-only."""
     completions = np.zeros((N_RANKS + 1, COMBINED + 1), np.int64)
     completions[N_RANKS, 0] = 1
     for r in range(N_RANKS - 1, -1, -1):
@@ -173,20 +175,22 @@ def combined_offsets():
                 off[r, rem, t] = acc
                 if t <= rem:
                     acc += completions[r + 1, rem - t]
-    return off, completions[0, COMBINED]
+    off.flags.writeable = False
+    return off, int(completions[0, COMBINED])
 
 
-@njit(cache=True, parallel=True)
-def combined_tables(off, n_combined, threshold, straights_below):
-    """Per combined profile s (by its index): ``free`` = the deals of both hands of any suits and a
-    non-flush redraw hand (any suits - one suit), over prod_r C(s_r, p_r); ``dealer_any`` = the
-    dealer's redraw rank sets with any suits on the cards left."""
-    free = np.zeros(n_combined, np.int64)
-    dealer_any = np.zeros(n_combined, np.int64)
-    for idx in prange(n_combined):
-        s = np.empty(N_RANKS, np.int64)
+@njit(cache=True, nogil=True)
+def _combined_range(first, stop, off, threshold, straights_below, free, dealer_any):
+    """``combined_tables`` for the combined profiles first .. stop - 1, written into ``free`` and
+    ``dealer_any``."""
+    s = np.empty(N_RANKS, np.int64)
+    ones = np.ones(N_RANKS, np.int64)
+    u = np.empty(N_RANKS, np.int64)
+    v = np.empty(N_RANKS, np.int64)
+    a = np.empty(N_RANKS, np.int64)
+    for idx in range(first, stop):
         rem = COMBINED
-        left = np.int64(idx) + 0  # a copy: the loop index itself may not change
+        left = idx
         for lv in range(N_RANKS):  # unrank, ace first: the largest t whose offset is not above what is left
             t = 0
             while t < 4 and t + 1 <= rem and off[lv, rem, t + 1] <= left:
@@ -194,10 +198,6 @@ def combined_tables(off, n_combined, threshold, straights_below):
             s[N_RANKS - 1 - lv] = t
             left -= off[lv, rem, t]
             rem -= t
-        ones = np.ones(N_RANKS, np.int64)
-        u = np.empty(N_RANKS, np.int64)
-        v = np.empty(N_RANKS, np.int64)
-        a = np.empty(N_RANKS, np.int64)
         prod_u = 1
         for r in range(N_RANKS):
             a[r] = 4 - s[r]
@@ -207,6 +207,20 @@ def combined_tables(off, n_combined, threshold, straights_below):
         e_free = junk_sum(ones, a, threshold, straights_below)
         dealer_any[idx] = e_free
         free[idx] = prod_u * e_free - 4 * junk_sum(u, v, threshold, straights_below)
+
+
+COMBINED_CHUNKS = 16  # combined_tables' ranges of profiles, run on the process's threads
+
+
+def combined_tables(off, n_combined, threshold, straights_below):
+    """Per combined profile s (by its index): ``free`` = the deals of both hands of any suits and a
+    non-flush redraw hand (any suits - one suit), over prod_r C(s_r, p_r); ``dealer_any`` = the
+    dealer's redraw rank sets with any suits on the cards left."""
+    free = np.zeros(n_combined, np.int64)
+    dealer_any = np.zeros(n_combined, np.int64)
+    bounds = np.linspace(0, n_combined, COMBINED_CHUNKS + 1).astype(np.int64)
+    map_in_order(_combined_range, [(int(bounds[k]), int(bounds[k + 1]), off, threshold, straights_below, free,
+                                    dealer_any) for k in range(COMBINED_CHUNKS)], cpus())
     return free, dealer_any
 
 
@@ -299,90 +313,94 @@ def _both_one_suit(mask_p, mask_x, e_free, by_mask):
     return colourings * e_free - one_suit
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _redraw_block(block, n_blocks, counts, masks, free_values, flush_values, dense_of, threshold, straights_below,
+                  multinom, off, free, dealer_any, by_mask, out):
+    """``stand_redraw_counts``'s tallies (n_values, 3) for the outer profiles i = block,
+    block + n_blocks, .., added into ``out`` (its own array: blocks run on threads)."""
+    n = counts.shape[0]
+    c = np.zeros((2, 2), np.int64)
+    ns = straights_below.shape[0]
+    for i in range(block, n, n_blocks):
+        p = counts[i]
+        dp = 1 if flush_values[i] >= 0 else 0
+        # resumable one-suit sums over the j that follow: P of one suit (mono_p), X of one suit (mono_x)
+        eq_p, lt_p, u_p, st_p, last_p = _fresh_state(ns)
+        eq_x, lt_x, u_x, st_x, last_x = _fresh_state(ns)
+        # the combined profile's index and prod_r C(s_r, p_r), resumable the same way: level L
+        # holds them after the L highest ranks, valid up to ``known`` levels for ``last_ix``
+        idx_at = np.zeros(N_RANKS + 1, np.int64)
+        rem_at = np.full(N_RANKS + 1, COMBINED, np.int64)
+        split_at = np.ones(N_RANKS + 1, np.int64)
+        last_ix = np.full(N_RANKS, -1, np.int64)
+        known = 0
+        for j in range(i, n):
+            x = counts[j]
+            level = 0
+            while level < known and x[N_RANKS - 1 - level] == last_ix[N_RANKS - 1 - level]:
+                level += 1
+            fits = True
+            for lv in range(level, N_RANKS):
+                r = N_RANKS - 1 - lv
+                s = p[r] + x[r]
+                last_ix[r] = x[r]
+                if s > 4:
+                    known = lv  # levels 0..lv hold; rank r itself does not fit
+                    fits = False
+                    break
+                idx_at[lv + 1] = idx_at[lv] + off[lv, rem_at[lv], s]
+                rem_at[lv + 1] = rem_at[lv] - s
+                split_at[lv + 1] = split_at[lv] * multinom[s, p[r], 0]
+            if not fits:
+                continue
+            known = N_RANKS
+            idx = idx_at[N_RANKS]
+            split = split_at[N_RANKS]  # prod_r C(s_r, p_r)
+            dx = 1 if flush_values[j] >= 0 else 0
+            c[0, 0] = split * free[idx]
+            if dp == 0 and dx == 0:
+                _tally(out, dense_of[i, 0], free_values[i], free_values[j], c[0, 0])
+                if j != i:
+                    _tally(out, dense_of[j, 0], free_values[j], free_values[i], c[0, 0])
+                continue
+            e_free = dealer_any[idx]
+            if dp:
+                c[1, 0] = _one_suit_and_free_from(p, x, x, last_p, masks[i], e_free, threshold,
+                                                  straights_below, eq_p, lt_p, u_p, st_p)
+            if dx:
+                c[0, 1] = _one_suit_and_free_from(x, p, x, last_x, masks[j], e_free, threshold,
+                                                  straights_below, eq_x, lt_x, u_x, st_x)
+            if dp and dx:
+                c[1, 1] = _both_one_suit(masks[i], masks[j], e_free, by_mask)
+            # non-flush = any suits - one suit; a flush = one suit
+            for fp in range(dp + 1):
+                for fx in range(dx + 1):
+                    total = 0
+                    for mp in range(dp + 1):
+                        sp = (1 if mp == 1 else 0) if fp == 1 else (1 if mp == 0 else -1)
+                        for mx in range(dx + 1):
+                            sx = (1 if mx == 1 else 0) if fx == 1 else (1 if mx == 0 else -1)
+                            total += sp * sx * c[mp, mx]
+                    vp = flush_values[i] if fp else free_values[i]
+                    vx = flush_values[j] if fx else free_values[j]
+                    _tally(out, dense_of[i, fp], vp, vx, total)
+                    if j != i:
+                        _tally(out, dense_of[j, fx], vx, vp, total)
+
+
 def stand_redraw_counts(counts, free_values, flush_values, dense_of, threshold, straights_below,
                         multinom, n_values, off, free, dealer_any, by_mask):
     """(n_values, 3): over every (P, D1, X) with D1 a redraw hand, by P's dense value: X below,
     equal to, above P. The count of a pair of profiles is symmetric in them, so each unordered
     pair is counted once and tallied for both roles. Pairs with no one-suit hand (no flush
     possible) take the tables by combined profile; the others count their one-suit
-    configurations."""
-    n = counts.shape[0]
-    masks = np.zeros(n, np.int64)
-    for i in range(n):
-        for r in range(N_RANKS):
-            if counts[i, r] > 0:
-                masks[i] |= 1 << r
+    configurations. The outer profiles are dealt round-robin into BLOCKS blocks, each tallied on
+    its own (``_redraw_block``, on the process's threads) and the integer tallies then added."""
+    masks = ((counts > 0).astype(np.int64) << np.arange(N_RANKS, dtype=np.int64)).sum(axis=1)
     tallies = np.zeros((BLOCKS, n_values, 3), np.int64)
-    for block in prange(BLOCKS):
-        out = tallies[block]
-        c = np.zeros((2, 2), np.int64)
-        ns = straights_below.shape[0]
-        for i in range(block, n, BLOCKS):
-            p = counts[i]
-            dp = 1 if flush_values[i] >= 0 else 0
-            # resumable one-suit sums over the j that follow: P of one suit (mono_p), X of one suit (mono_x)
-            eq_p, lt_p, u_p, st_p, last_p = _fresh_state(ns)
-            eq_x, lt_x, u_x, st_x, last_x = _fresh_state(ns)
-            # the combined profile's index and prod_r C(s_r, p_r), resumable the same way: level L
-            # holds them after the L highest ranks, valid up to ``known`` levels for ``last_ix``
-            idx_at = np.zeros(N_RANKS + 1, np.int64)
-            rem_at = np.full(N_RANKS + 1, COMBINED, np.int64)
-            split_at = np.ones(N_RANKS + 1, np.int64)
-            last_ix = np.full(N_RANKS, -1, np.int64)
-            known = 0
-            for j in range(i, n):
-                x = counts[j]
-                level = 0
-                while level < known and x[N_RANKS - 1 - level] == last_ix[N_RANKS - 1 - level]:
-                    level += 1
-                fits = True
-                for lv in range(level, N_RANKS):
-                    r = N_RANKS - 1 - lv
-                    s = p[r] + x[r]
-                    last_ix[r] = x[r]
-                    if s > 4:
-                        known = lv  # levels 0..lv hold; rank r itself does not fit
-                        fits = False
-                        break
-                    idx_at[lv + 1] = idx_at[lv] + off[lv, rem_at[lv], s]
-                    rem_at[lv + 1] = rem_at[lv] - s
-                    split_at[lv + 1] = split_at[lv] * multinom[s, p[r], 0]
-                if not fits:
-                    continue
-                known = N_RANKS
-                idx = idx_at[N_RANKS]
-                split = split_at[N_RANKS]  # prod_r C(s_r, p_r)
-                dx = 1 if flush_values[j] >= 0 else 0
-                c[0, 0] = split * free[idx]
-                if dp == 0 and dx == 0:
-                    _tally(out, dense_of[i, 0], free_values[i], free_values[j], c[0, 0])
-                    if j != i:
-                        _tally(out, dense_of[j, 0], free_values[j], free_values[i], c[0, 0])
-                    continue
-                e_free = dealer_any[idx]
-                if dp:
-                    c[1, 0] = _one_suit_and_free_from(p, x, x, last_p, masks[i], e_free, threshold,
-                                                      straights_below, eq_p, lt_p, u_p, st_p)
-                if dx:
-                    c[0, 1] = _one_suit_and_free_from(x, p, x, last_x, masks[j], e_free, threshold,
-                                                      straights_below, eq_x, lt_x, u_x, st_x)
-                if dp and dx:
-                    c[1, 1] = _both_one_suit(masks[i], masks[j], e_free, by_mask)
-                # non-flush = any suits - one suit; a flush = one suit
-                for fp in range(dp + 1):
-                    for fx in range(dx + 1):
-                        total = 0
-                        for mp in range(dp + 1):
-                            sp = (1 if mp == 1 else 0) if fp == 1 else (1 if mp == 0 else -1)
-                            for mx in range(dx + 1):
-                                sx = (1 if mx == 1 else 0) if fx == 1 else (1 if mx == 0 else -1)
-                                total += sp * sx * c[mp, mx]
-                        vp = flush_values[i] if fp else free_values[i]
-                        vx = flush_values[j] if fx else free_values[j]
-                        _tally(out, dense_of[i, fp], vp, vx, total)
-                        if j != i:
-                            _tally(out, dense_of[j, fx], vx, vp, total)
+    args = (counts, masks, free_values, flush_values, dense_of, threshold, straights_below, multinom, off, free,
+            dealer_any, by_mask)
+    map_in_order(_redraw_block, [(block, BLOCKS, *args, tallies[block]) for block in range(BLOCKS)], cpus())
     return tallies.sum(axis=0)
 
 

@@ -20,9 +20,10 @@ batched ranged integers): Lemire's multiply-and-reject on the product of the fiv
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from certify.hands import eval5_nb
+from certify.pool import cpus, map_in_order
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -111,15 +112,25 @@ def _simulate_class(p, v, n, stands_value, state, joint):
         joint[0 if stood else 1, s_out, m_out] += 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _simulate_range(reps, values, samples, stands_value, seed, stream, first, stop, joint):
+    """``simulate_classes`` for the classes first .. stop - 1, tallied into ``joint``."""
+    for ci in range(first, stop):
+        _simulate_class(reps[ci], values[ci], samples[ci], stands_value, stream_state(seed, stream, ci), joint[ci])
+
+
+SIMULATE_CHUNKS = 64  # ranges of classes, run on the process's threads (each class has its own stream)
+
+
 def simulate_classes(reps, values, samples, stands_value, seed, stream):
     """Joint tallies per class, shape (n, 2, 3, 12): [dealer stood on his first five (0) or
     redrew (1), stand outcome (win, tie, lose), mulligan outcome (win with category 0..9, tie,
-    lose)], from ``samples[c]`` scenarios of class c."""
+    lose)], from ``samples[c]`` scenarios of class c. Class c draws from its own stream, so the
+    tallies do not depend on how the classes are split among threads."""
     n = reps.shape[0]
     joint = np.zeros((n, 2, 3, 12), np.int64)
-    for ci in prange(n):
-        _simulate_class(reps[ci], values[ci], samples[ci], stands_value,
-                        stream_state(seed, stream, ci), joint[ci])
+    bounds = np.linspace(0, n, min(n, SIMULATE_CHUNKS) + 1).astype(np.int64)
+    map_in_order(_simulate_range, [(reps, values, samples, np.int64(stands_value), np.int64(seed), np.int64(stream),
+                                    int(bounds[k]), int(bounds[k + 1]), joint) for k in range(len(bounds) - 1)],
+                 cpus())
     return joint
-

@@ -155,10 +155,7 @@ def linear_complexities(bits, n_blocks, M):
                     l_min, l_max = _reflect_lengths(Lp, N + 1, g0, g1, g2, g3, lanes)
             for i in range(top + 1):
                 j = base_b + i
-                _update_word(C, Bst, i, j, 0, d0, g0)
-                _update_word(C, Bst, i, j, 1, d1, g1)
-                _update_word(C, Bst, i, j, 2, d2, g2)
-                _update_word(C, Bst, i, j, 3, d3, g3)
+                _update_words(C[i], Bst[j], d0, d1, d2, d3, g0, g1, g2, g3)
             base_b -= 1
             top = max(top, l_max, N + 2 - l_min)  # never shrinks: entries above stay zero
         for b in range(width):
@@ -172,12 +169,20 @@ def linear_complexities(bits, n_blocks, M):
 
 
 @njit(cache=True, nogil=True)
-def _update_word(C, Bst, i, j, w, d, g):
-    """Word w of one Berlekamp-Massey update: C <- C + d x^(N-m) B, and x^(N-m) B <- C where g."""
-    c = C[i, w]
-    s = Bst[j, w]
-    C[i, w] = c ^ (s & d)
-    Bst[j, w] = (s & ~g) | (c & g)
+def _update_words(c, s, d0, d1, d2, d3, g0, g1, g2, g3):
+    """One Berlekamp-Massey update of the four words of a coefficient (``c``, a row of C) and of
+    x^(N-m) B (``s``, a row of Bst): C <- C + d x^(N-m) B, and x^(N-m) B <- C where g. One
+    function for the four words (one per word cost numba a compile for each literal word index)."""
+    c0, c1, c2, c3 = c[0], c[1], c[2], c[3]
+    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
+    c[0] = c0 ^ (s0 & d0)
+    c[1] = c1 ^ (s1 & d1)
+    c[2] = c2 ^ (s2 & d2)
+    c[3] = c3 ^ (s3 & d3)
+    s[0] = (s0 & ~g0) | (c0 & g0)
+    s[1] = (s1 & ~g1) | (c1 & g1)
+    s[2] = (s2 & ~g2) | (c2 & g2)
+    s[3] = (s3 & ~g3) | (c3 & g3)
 
 
 @njit(cache=True, nogil=True)

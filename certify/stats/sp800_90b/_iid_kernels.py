@@ -6,6 +6,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from certify.pool import cpus, map_in_order
+
 from ._kernels import fma
 
 N_STATS = 19
@@ -253,20 +255,35 @@ def proportions(symbols, k):
     return p
 
 
-@nb.njit(cache=True, nogil=True, parallel=True)
-def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
-    """Permutations first .. first + len(out_stats) - 1, side by side: each shuffles a fresh copy
-    of the samples with its own stream (so the results do not depend on the thread count) and
-    computes the active statistics; the shuffled values are kept when ``keep_raw`` (for bzip2)."""
-    count = out_stats.shape[0]
-    for b in nb.prange(count):
-        d = data.copy()
-        state = seed_state(seed, first + b)
-        shuffle(d, state)
+@nb.njit(cache=True, nogil=True)
+def _permutation_range(data, values, k, raw_mean, median, active, seed, first, lo, hi, out_stats, out_raw, keep_raw):
+    """Rows lo .. hi - 1 of ``permutation_batch``."""
+    d = np.empty_like(data)
+    for b in range(lo, hi):
+        for i in range(d.size):
+            d[i] = data[i]
+        shuffle(d, seed_state(seed, first + b))
         statistics(d, values, k, raw_mean, median, active, out_stats[b])
         if keep_raw:
             for i in range(d.size):
                 out_raw[b, i] = values[d[i]]
+
+
+def _row_ranges(rows: int) -> list[tuple[int, int]]:
+    """``rows`` split into one contiguous range per CPU the process may use (fewer when short)."""
+    bounds = np.linspace(0, rows, min(rows, cpus()) + 1).astype(np.int64)
+    return [(int(bounds[i]), int(bounds[i + 1])) for i in range(len(bounds) - 1)]
+
+
+def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
+    """Permutations first .. first + len(out_stats) - 1, side by side: each shuffles a fresh copy
+    of the samples with its own stream (so the results do not depend on the thread count) and
+    computes the active statistics; the shuffled values are kept when ``keep_raw`` (for bzip2).
+    Ranges of permutations run on the process's threads (``certify.pool``)."""
+    args = (data, values, np.int64(k), np.float64(raw_mean), np.float64(median), active, np.uint64(seed),
+            np.int64(first))
+    map_in_order(_permutation_range, [(*args, lo, hi, out_stats, out_raw, bool(keep_raw))
+                                      for lo, hi in _row_ranges(out_stats.shape[0])], cpus())
 
 
 # ---------------------------------------------------------------- 5.2 chi-square statistics
@@ -332,14 +349,24 @@ def fit_score(data, block, symbol_bin, expected):
     return total
 
 
-@nb.njit(cache=True, nogil=True, parallel=True)
+@nb.njit(cache=True, nogil=True)
+def _chi_square_range(data, seed, first, width, k, cell_bin, independence_expected, block, symbol_bin,
+                      fit_expected, lo, hi, out):
+    """Rows lo .. hi - 1 of ``chi_square_permutations``."""
+    d = np.empty_like(data)
+    for b in range(lo, hi):
+        for i in range(d.size):
+            d[i] = data[i]
+        shuffle(d, seed_state(seed, first + b))
+        out[b, 0] = independence_score(d, width, k, cell_bin, independence_expected)
+        out[b, 1] = fit_score(d, block, symbol_bin, fit_expected)
+
+
 def chi_square_permutations(data, seed, first, width, k, cell_bin, independence_expected, block, symbol_bin,
                             fit_expected, out):
     """Permutations first .. first + len(out) - 1 of the samples (stream ``first + b`` of ``seed``):
-    out[b] = (independence T, goodness-of-fit T) of each, side by side."""
-    for b in nb.prange(out.shape[0]):
-        d = data.copy()
-        state = seed_state(seed, first + b)
-        shuffle(d, state)
-        out[b, 0] = independence_score(d, width, k, cell_bin, independence_expected)
-        out[b, 1] = fit_score(d, block, symbol_bin, fit_expected)
+    out[b] = (independence T, goodness-of-fit T) of each, side by side; ranges of them on the
+    process's threads."""
+    args = (data, np.uint64(seed), np.int64(first), np.int64(width), np.int64(k), cell_bin, independence_expected,
+            np.int64(block), symbol_bin, fit_expected)
+    map_in_order(_chi_square_range, [(*args, lo, hi, out) for lo, hi in _row_ranges(out.shape[0])], cpus())
