@@ -35,6 +35,15 @@ def in_pool_thread() -> bool:
     return getattr(_inside, "pool", False)
 
 
+def cpus() -> int:
+    """The CPUs this process may run on (its affinity; all of them where that is not known): the
+    thread count for a kernel's chunks, as numba's ``parallel=True`` would use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def sequence_pool(workers: int) -> ThreadPoolExecutor:
     """This process's pool of ``workers`` threads (made on the first call that asks for it)."""
     if workers < 1:
@@ -73,6 +82,13 @@ def map_in_order(fn: Callable[..., Any], calls: Iterable[Sequence[Any]], workers
             future.cancel()
         wait(futures)
     return out
+
+
+def row_ranges(n: int, parts: int) -> list[tuple[int, int]]:
+    """``range(n)`` cut into at most ``parts`` contiguous ``(lo, hi)`` ranges of near-equal size (none
+    for n = 0): the chunks a kernel's rows are split into for ``map_in_order``."""
+    parts = max(1, min(parts, n))
+    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)] if n > 0 else []
 
 
 def shutdown() -> None:

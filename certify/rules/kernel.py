@@ -264,6 +264,9 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
     return Kernel(5, 5, [main], "5", dict(params, induction=True))
 
 
+FOUR = np.int64(4)  # a typed global, not the literal 4: a literal argument compiles _colex once more
+
+
 @njit(cache=True)
 def _colex(cards, n):
     """The colex rank of the first ``n`` cards (distinct, any order): the sum of C(c, i + 1) over
@@ -343,7 +346,7 @@ def induction_second_table(n_first, stake, pay, lines, path_of, tie_order, den):
                 for d in range(c + 1, 52):
                     cards[0], cards[1], cards[2], cards[3] = a, b, c, d
                     _last_card_values(cards, values)
-                    row_at = _colex(cards, 4)
+                    row_at = _colex(cards, FOUR)
                     for o1 in range(n_first):
                         table[row_at, o1] = _best_second(values, o1, stake, pay, lines, path_of, tie_order, den)
     return table
@@ -360,7 +363,7 @@ def _play_induction(decks, first, first_table, second, second_table, path_of, li
         o1 = induction_first(cards, first, first_table)
         o2 = 0
         if second:
-            o2 = second_table[_colex(cards, 4), o1]
+            o2 = second_table[_colex(cards, FOUR), o1]
         value = eval5_nb(cards[0], cards[1], cards[2], cards[3], cards[4])
         dealt[r] = value >> 20
         code = (value >> 20) << n_w
