@@ -66,7 +66,9 @@ def _all_hands(k):
     """Every k-card hand (sorted cards), lexicographic: (C(52, k), k) int64."""
     n = _BINOM[DECK, k]
     out = np.empty((n, k), np.int64)
-    c = np.arange(k)
+    c = np.empty(k, np.int64)  # 0..k-1 (np.arange costs 0.5 s more to compile)
+    for j in range(k):
+        c[j] = j
     for row in range(n):
         for j in range(k):  # element by element: an array-to-slice copy compiles numba's formatted
             out[row, j] = c[j]  # shape-mismatch error path (~4 s cold)

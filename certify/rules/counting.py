@@ -181,7 +181,7 @@ def _any_suits_below(counts, hold_rank, thresholds, out, any_keys, any_start, an
             taken += sub[r]
             ways *= _BINOM[counts[r], sub[r]]
         if taken + (hold_rank >= 0) <= 5:
-            row = np.searchsorted(any_keys, key)
+            row = count_below(any_keys, key)  # np.searchsorted: the same index, 1 s more to compile
             lo, hi = any_start[row], any_start[row + 1]
             sign = -ways if taken % 2 else ways
             for j in range(thresholds.shape[0]):
