@@ -41,8 +41,8 @@ from numba import njit
 from certify import hands
 from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
 from certify.analysis.frequencies import class_values
-from certify.pool import cpus, map_in_order, row_ranges
 from certify.cards import RANK_NAMES
+from certify.pool import cpus, map_in_order, row_ranges
 from certify.rules import counting
 from certify.rules.counting import count_below, sort_first, suit_class_keys
 from certify.rules.model import DealStep, DecideStep, RulesSpec, category_pays, ranking_categories
