@@ -158,7 +158,7 @@ def _fill_tables(cards, dense, order, k, flat, base, width):
     for j in range(order.shape[0]):
         h = order[j]
         for mask in range(1 << k):
-            s = 0
+            s = np.int64(0)  # typed: from a literal 0, numba compiles _colex once more (for Literal[int](0))
             for i in range(k):
                 if (mask >> i) & 1:
                     sub[s] = cards[h, i]
@@ -201,7 +201,7 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
     out[:] = 0
     s_cards = np.empty(k + m, np.int64)
     for mask in range(1 << k):
-        s = 0
+        s = np.int64(0)  # typed, as in _fill_tables
         for i in range(k):
             if (mask >> i) & 1:
                 s_cards[s] = p[i]
