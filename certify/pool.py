@@ -84,6 +84,13 @@ def map_in_order(fn: Callable[..., Any], calls: Iterable[Sequence[Any]], workers
     return out
 
 
+def row_ranges(n: int, parts: int) -> list[tuple[int, int]]:
+    """``range(n)`` cut into at most ``parts`` contiguous ``(lo, hi)`` ranges of near-equal size (none
+    for n = 0): the chunks a kernel's rows are split into for ``map_in_order``."""
+    parts = max(1, min(parts, n))
+    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)] if n > 0 else []
+
+
 def shutdown() -> None:
     """Shut every pool down (at exit; tests): queued work is cancelled, running work finishes."""
     with _lock:

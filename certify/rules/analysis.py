@@ -36,12 +36,13 @@ from math import comb, lcm
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from certify import hands
 from certify.analysis.par import ParError, ParSheet, ReturnRow, WagerSheet
 from certify.analysis.frequencies import class_values
 from certify.cards import RANK_NAMES
+from certify.pool import cpus, map_in_order, row_ranges
 from certify.rules import counting
 from certify.rules.counting import count_below, sort_first, suit_class_keys
 from certify.rules.model import DealStep, DecideStep, RulesSpec, category_pays, ranking_categories
@@ -65,7 +66,9 @@ def _all_hands(k):
     """Every k-card hand (sorted cards), lexicographic: (C(52, k), k) int64."""
     n = _BINOM[DECK, k]
     out = np.empty((n, k), np.int64)
-    c = np.arange(k)
+    c = np.empty(k, np.int64)  # 0..k-1 (np.arange costs 0.5 s more to compile)
+    for j in range(k):
+        c[j] = j
     for row in range(n):
         for j in range(k):  # element by element: an array-to-slice copy compiles numba's formatted
             out[row, j] = c[j]  # shape-mismatch error path (~4 s cold)
@@ -155,7 +158,7 @@ def _fill_tables(cards, dense, order, k, flat, base, width):
     for j in range(order.shape[0]):
         h = order[j]
         for mask in range(1 << k):
-            s = 0
+            s = np.int64(0)  # typed: from a literal 0, numba compiles _colex once more (for Literal[int](0))
             for i in range(k):
                 if (mask >> i) & 1:
                     sub[s] = cards[h, i]
@@ -198,7 +201,7 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
     out[:] = 0
     s_cards = np.empty(k + m, np.int64)
     for mask in range(1 << k):
-        s = 0
+        s = np.int64(0)  # typed, as in _fill_tables
         for i in range(k):
             if (mask >> i) & 1:
                 s_cards[s] = p[i]
@@ -216,18 +219,27 @@ def _dealer_below(p, k, up, m, thresholds, flat, base, width, out):
             out[j] += sign * count_below(flat[lo:hi], thresholds[j])
 
 
-@njit(cache=True, parallel=True)
-def _cells_by_card_sets(classes, dense, k, m, qualify, flat, base, width, out):
-    """out[class, up card] = the dealer hands that do not qualify, that the player beats, that tie
-    (-1 for an up card the player holds), by the card-set tables."""
-    for ci in prange(classes.shape[0]):
+# _cells_by_card_sets and _tally run over player classes that do not depend on each other: each is
+# compiled serially with ``nogil`` over a range of classes, the ranges run on the process's threads
+# (``certify.pool``), as in ``certify.rules.counting`` (numba's ``parallel=True`` cost seconds more
+# to compile, for the same run).
+@njit(cache=True, nogil=True)
+def _cells_by_card_sets(lo, hi, classes, dense, k, m, qualify, flat, base, width, out):
+    """out[class, up card] for the classes lo..hi-1 = the dealer hands that do not qualify, that the
+    player beats, that tie (-1 for an up card the player holds), by the card-set tables."""
+    thresholds = np.empty(3, np.int64)
+    below = np.empty(3, np.int64)
+    up = np.empty(max(m, 1), np.int64)
+    for ci in range(lo, hi):
         p = classes[ci]
         v = dense[ci]
-        thresholds = np.array([qualify, v, v + 1], np.int64)
-        below = np.empty(3, np.int64)
-        up = np.empty(max(m, 1), np.int64)
+        thresholds[0] = qualify
+        thresholds[1] = v
+        thresholds[2] = v + 1
         for u in range(out.shape[1]):
-            out[ci, u, :] = -1
+            out[ci, u, 0] = -1
+            out[ci, u, 1] = -1
+            out[ci, u, 2] = -1
             if m == 1:
                 held = False
                 for i in range(k):
@@ -242,6 +254,10 @@ def _cells_by_card_sets(classes, dense, k, m, qualify, flat, base, width, out):
             out[ci, u, 2] = below[2] - below[1] if v >= qualify else 0
 
 
+def _class_ranges(n: int) -> list[tuple[int, int]]:
+    return row_ranges(n, counting.CHUNKS_PER_CPU * cpus())
+
+
 def dealer_cells(rules, reps: np.ndarray, dense: np.ndarray, qualify: int) -> np.ndarray:
     """(players, up cards or 1, 3) int32: per player hand and up card, the dealer hands that do not
     qualify / the player beats / tie (-1: an up card the player holds)."""
@@ -249,22 +265,23 @@ def dealer_cells(rules, reps: np.ndarray, dense: np.ndarray, qualify: int) -> np
         return counting.dealer_cells(reps, dense, qualify, bool(rules.up))
     t = card_tables(rules.ranking, rules.k)
     out = np.empty((len(reps), DECK if rules.up else 1, 3), np.int32)
-    _cells_by_card_sets(counting.read_only(reps), counting.read_only(dense), rules.k, rules.up, qualify, t.flat,
-                        t.base, t.width, out)
+    reps, dense = counting.read_only(reps), counting.read_only(dense)
+    map_in_order(_cells_by_card_sets, [(lo, hi, reps, dense, rules.k, rules.up, qualify, t.flat, t.base, t.width, out)
+                                       for lo, hi in _class_ranges(len(reps))], cpus())
     return out
 
 
-@njit(cache=True, parallel=True)
-def _tally(cells, dense, category, hidden, nets, tie_order, spec_rule_dense, spec_rule_option, acc_best,
+@njit(cache=True, nogil=True)
+def _tally(lo, hi, cells, dense, category, hidden, nets, tie_order, spec_rule_dense, spec_rule_option, acc_best,
            acc_spec, choice):
-    """For every class and up card, from the dealer's cells: the best option by exact expectation
-    (scaled integer nets[option, cell, category], tried in ``tie_order``); the spec's option by its
-    rules; the counts added to acc_*[class, option, cell]; ``choice[class, up]`` the best."""
+    """For the classes lo..hi-1 and every up card, from the dealer's cells: the best option by exact
+    expectation (scaled integer nets[option, cell, category], tried in ``tie_order``); the spec's
+    option by its rules; the counts added to acc_*[class, option, cell]; ``choice[class, up]`` the best."""
     n_options = nets.shape[0]
-    for ci in prange(cells.shape[0]):
+    counts = np.empty(4, np.int64)
+    for ci in range(lo, hi):
         v = dense[ci]
         cat = category[ci]
-        counts = np.empty(4, np.int64)
         spec_option = -1
         for r in range(spec_rule_dense.shape[0]):
             if v >= spec_rule_dense[r]:
@@ -499,8 +516,9 @@ def count(spec: RulesSpec, classes: np.ndarray | None = None, weights: np.ndarra
     choice = np.empty((len(reps), n_up), np.int8)
     tie_order = np.array(sorted(range(len(rules.options)), key=lambda o: rules.wagered[o]), np.int64)
     cells = dealer_cells(rules, reps, dense, qualify)
-    _tally(cells, counting.read_only(dense), category, hidden, nets, tie_order, spec_dense, spec_option, acc_best,
-           acc_spec, choice)
+    dense_ro = counting.read_only(dense)
+    map_in_order(_tally, [(lo, hi, cells, dense_ro, category, hidden, nets, tie_order, spec_dense, spec_option,
+                           acc_best, acc_spec, choice) for lo, hi in _class_ranges(len(reps))], cpus())
     if classes is not None:
         weights = np.ones(len(reps), np.int64) if weights is None else np.asarray(weights, np.int64)
     weights = t.weights if classes is None else weights

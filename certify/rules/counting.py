@@ -27,9 +27,10 @@ from functools import lru_cache
 from math import comb
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from certify.analysis.frequencies import class_values
+from certify.pool import cpus, map_in_order, row_ranges
 
 # binomial coefficients C(n, k) for n < 53, k < 7: the colex index of a sorted card set
 # s0 < s1 < ... is sum C(s_i, i + 1), dense in [0, C(52, k)).
@@ -180,7 +181,7 @@ def _any_suits_below(counts, hold_rank, thresholds, out, any_keys, any_start, an
             taken += sub[r]
             ways *= _BINOM[counts[r], sub[r]]
         if taken + (hold_rank >= 0) <= 5:
-            row = np.searchsorted(any_keys, key)
+            row = count_below(any_keys, key)  # np.searchsorted: the same index, 1 s more to compile
             lo, hi = any_start[row], any_start[row + 1]
             sign = -ways if taken % 2 else ways
             for j in range(thresholds.shape[0]):
@@ -241,84 +242,133 @@ def _flushes_below_qualifier(qualify, set_start, set_free, set_flush):
     return out
 
 
-@njit(cache=True, parallel=True)
-def _profile_dealer_below(profile_counts, profile_free, profile_flush, qualify, any_keys, any_start,
-                          any_values, any_cum):
+# The three kernels below run over rows (rank profiles, player hands) that do not depend on each
+# other: each is compiled serially with ``nogil`` over a range of rows, and its Python caller runs
+# the ranges on the process's threads (``certify.pool``). numba's ``parallel=True`` took seconds
+# more to compile each of them (and compiled their helpers again inside each parfor), for the
+# same run time. Rows are written element by element: an array-to-slice copy compiles numba's
+# formatted shape-mismatch error path (seconds cold).
+CHUNKS_PER_CPU = 4  # ranges per thread: rows differ in cost, and the machine may be shared
+
+
+@njit(cache=True, nogil=True)
+def _profile_dealer_below_rows(lo, hi, profile_counts, profile_free, profile_flush, qualify, any_keys, any_start,
+                               any_values, any_cum, out):
+    """``_profile_dealer_below`` for the profiles lo..hi-1 (``out`` zeroed)."""
+    thresholds = np.empty(5, np.int64)
+    below = np.empty(5, np.int64)
+    for i in range(lo, hi):
+        counts = profile_counts[i]
+        thresholds[0] = qualify
+        thresholds[1] = profile_free[i]
+        thresholds[2] = profile_free[i] + 1
+        thresholds[3] = max(profile_flush[i], 0)
+        thresholds[4] = max(profile_flush[i], 0) + 1
+        for r in range(13):
+            if counts[r] < 4:
+                _any_suits_below(counts, r, thresholds, below, any_keys, any_start, any_values, any_cum)
+                for j in range(5):
+                    out[i, r, j] = below[j]
+
+
+def _profile_dealer_below(profile_counts, profile_free, profile_flush, qualify, any_keys, any_start, any_values,
+                          any_cum) -> np.ndarray:
     """(profiles, 13 up-card ranks, 5): any-suits dealer hands holding a card of that rank and
     avoiding a player hand of the profile, below (qualify, free, free + 1, flush, flush + 1)."""
     n = profile_counts.shape[0]
     out = np.zeros((n, 13, 5), np.int64)
-    for i in prange(n):
-        counts = profile_counts[i]
-        thresholds = np.array([qualify, profile_free[i], profile_free[i] + 1,
-                               max(profile_flush[i], 0), max(profile_flush[i], 0) + 1], np.int64)
-        below = np.empty(5, np.int64)
-        for r in range(13):
-            if counts[r] < 4:
-                _any_suits_below(counts, r, thresholds, below, any_keys, any_start, any_values, any_cum)
-                for j in range(5):  # element by element: an array-to-slice copy compiles numba's
-                    out[i, r, j] = below[j]  # formatted shape-mismatch error path (~4 s cold)
+    workers = cpus()
+    map_in_order(_profile_dealer_below_rows,
+                 [(lo, hi, profile_counts, profile_free, profile_flush, np.int64(qualify), any_keys, any_start,
+                   any_values, any_cum, out) for lo, hi in row_ranges(n, CHUNKS_PER_CPU * workers)], workers)
     return out
 
 
-@njit(cache=True, parallel=True)
-def _all_dealer_counts(reps, rep_profiles, rep_values, qualify, by_profile, flushes_q, set_start,
-                       set_free, set_flush):
-    """For each player hand and up card: (does not qualify, player wins, tie) counts.
-
-    Rows of up cards the player holds stay -1.
-    """
-    n = reps.shape[0]
-    out = np.full((n, 52, 3), -1, np.int32)
-    for ci in prange(n):
-        p = reps[ci]
+@njit(cache=True, nogil=True)
+def _all_dealer_counts_rows(lo, hi, reps, rep_profiles, rep_values, qualify, by_profile, flushes_q, set_start,
+                            set_free, set_flush, out):
+    """``_all_dealer_counts`` for the player hands lo..hi-1 (``out`` filled with -1)."""
+    suit_masks = np.empty(4, np.int64)
+    for ci in range(lo, hi):
         v = rep_values[ci]
-        suit_masks = np.zeros(4, np.int64)
+        prof = rep_profiles[ci]
+        for s in range(4):
+            suit_masks[s] = 0
         for i in range(5):
-            suit_masks[p[i] & 3] |= 1 << (p[i] >> 2)
-        flush = 2 if suit_masks.max() == suit_masks.sum() else 0  # the player's value as a flush
+            suit_masks[reps[ci, i] & 3] |= 1 << (reps[ci, i] >> 2)
+        biggest = 0
+        total = 0
+        for s in range(4):
+            biggest = max(biggest, suit_masks[s])
+            total += suit_masks[s]
+        flush = 2 if biggest == total else 0  # the player's value as a flush
         for u in range(52):
-            if u == p[0] or u == p[1] or u == p[2] or u == p[3] or u == p[4]:
+            if u == reps[ci, 0] or u == reps[ci, 1] or u == reps[ci, 2] or u == reps[ci, 3] or u == reps[ci, 4]:
                 continue
             r, avoid = u >> 2, suit_masks[u & 3]
-            any_suits = by_profile[rep_profiles[ci], r]
-            below_q = any_suits[0] - flushes_q[avoid, r]
+            below_q = by_profile[prof, r, 0] - flushes_q[avoid, r]
             out[ci, u, 0] = below_q
             if v < qualify:  # a player below the qualifier can only lose or be paid the Ante
                 out[ci, u, 1] = 0
                 out[ci, u, 2] = 0
                 continue
             below, upto = _flushes_between(avoid, 1 << r, v, v + 1, set_start, set_free, set_flush)
-            below_v = any_suits[1 + flush] - below
+            below_v = by_profile[prof, r, 1 + flush] - below
             # a qualifying dealer below v loses, equal to v ties
             out[ci, u, 1] = below_v - below_q
-            out[ci, u, 2] = any_suits[2 + flush] - upto - below_v
+            out[ci, u, 2] = by_profile[prof, r, 2 + flush] - upto - below_v
+
+
+def _all_dealer_counts(reps, rep_profiles, rep_values, qualify, by_profile, flushes_q, set_start, set_free,
+                       set_flush) -> np.ndarray:
+    """For each player hand and up card: (does not qualify, player wins, tie) counts.
+
+    Rows of up cards the player holds stay -1.
+    """
+    n = reps.shape[0]
+    out = np.full((n, 52, 3), -1, np.int32)
+    workers = cpus()
+    map_in_order(_all_dealer_counts_rows,
+                 [(lo, hi, reps, rep_profiles, rep_values, np.int64(qualify), by_profile, flushes_q, set_start,
+                   set_free, set_flush, out) for lo, hi in row_ranges(n, CHUNKS_PER_CPU * workers)], workers)
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _hands_avoiding_below_rows(lo, hi, reps, rep_profiles, thresholds, profile_counts, any_keys, any_start,
+                               any_values, any_cum, set_start, set_free, set_flush, out):
+    """``hands_avoiding_below`` for the hands lo..hi-1."""
+    suit_masks = np.empty(4, np.int64)
+    below = np.empty(thresholds.shape[1], np.int64)
+    no_rank = np.int64(-1)  # not the literal: a literal argument compiles the callee once more, for it
+    no_hold = np.int64(0)
+    for ci in range(lo, hi):
+        for s in range(4):
+            suit_masks[s] = 0
+        for i in range(5):
+            suit_masks[reps[ci, i] & 3] |= 1 << (reps[ci, i] >> 2)
+        _any_suits_below(profile_counts[rep_profiles[ci]], no_rank, thresholds[ci], below, any_keys, any_start,
+                         any_values, any_cum)
+        for j in range(thresholds.shape[1]):
+            t = thresholds[ci, j]
+            for suit in range(4):
+                below[j] -= _flushes_between(suit_masks[suit], no_hold, t, t, set_start, set_free, set_flush)[0]
+            out[ci, j] = below[j]
+
+
 def hands_avoiding_below(reps, rep_profiles, thresholds, profile_counts, any_keys, any_start, any_values,
-                         any_cum, set_start, set_free, set_flush):
+                         any_cum, set_start, set_free, set_flush) -> np.ndarray:
     """(n, k): 5-card hands with no card of reps[i] (sorted cards; rank profile rep_profiles[i])
     worth less than thresholds[i, j] (dense values): any suits by rank profile, less the flushes
     misvalued, suit by suit."""
     n = reps.shape[0]
     out = np.zeros(thresholds.shape, np.int64)
-    for ci in prange(n):
-        p = reps[ci]
-        suit_masks = np.zeros(4, np.int64)
-        for i in range(5):
-            suit_masks[p[i] & 3] |= 1 << (p[i] >> 2)
-        below = np.empty(thresholds.shape[1], np.int64)
-        _any_suits_below(profile_counts[rep_profiles[ci]], -1, thresholds[ci], below, any_keys, any_start,
-                         any_values, any_cum)
-        for j in range(thresholds.shape[1]):
-            t = thresholds[ci, j]
-            for suit in range(4):
-                below[j] -= _flushes_between(suit_masks[suit], 0, t, t, set_start, set_free, set_flush)[0]
-            out[ci, j] = below[j]
+    workers = cpus()
+    map_in_order(_hands_avoiding_below_rows,
+                 [(lo, hi, reps, rep_profiles, thresholds, profile_counts, any_keys, any_start, any_values, any_cum,
+                   set_start, set_free, set_flush, out) for lo, hi in row_ranges(n, CHUNKS_PER_CPU * workers)],
+                 workers)
     return out
-
 
 
 def rank_profile_index(reps: np.ndarray) -> np.ndarray:

@@ -19,8 +19,9 @@ from numba import njit
 
 from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
 from certify.hands import CATEGORY_NAMES, eval3_nb, eval5_nb
+from certify.pool import cpus, map_in_order
 from certify.rules.analysis import (
-    ShapeError, _category_name, _fraction, _line_pays, main_events, one_decision, replaces_hands,
+    DECK, ShapeError, _category_name, _fraction, _line_pays, main_events, one_decision, replaces_hands,
 )
 from certify.rules.model import RulesSpec, ranking_categories
 
@@ -264,6 +265,9 @@ def induction_kernel(spec: RulesSpec) -> Kernel:
     return Kernel(5, 5, [main], "5", dict(params, induction=True))
 
 
+FOUR = np.int64(4)  # a typed global, not the literal 4: a literal argument compiles _colex once more
+
+
 @njit(cache=True)
 def _colex(cards, n):
     """The colex rank of the first ``n`` cards (distinct, any order): the sum of C(c, i + 1) over
@@ -329,23 +333,42 @@ def induction_second(cards, o1, stake, pay, lines, path_of, tie_order, den):
     return _best_second(values, o1, stake, pay, lines, path_of, tie_order, den)
 
 
-@njit(cache=True)
-def induction_second_table(n_first, stake, pay, lines, path_of, tie_order, den):
-    """``induction_second`` of every four cards (by colex rank) after each first option: the
-    simulation reads its second decision here instead of valuing 48 hands a round (the same
-    values and the same arg-max, ``_best_second``: the same choice)."""
-    table = np.zeros((270725, n_first), np.int8)
+@njit(cache=True, nogil=True)
+def _second_table_rows(d_lo, d_hi, stake, pay, lines, path_of, tie_order, den, table):
+    """``induction_second_table``'s rows of the four-card sets whose highest card is in d_lo..d_hi-1."""
     cards = np.empty(4, np.int64)
     values = np.empty(48, np.int64)
-    for a in range(52):
-        for b in range(a + 1, 52):
-            for c in range(b + 1, 52):
-                for d in range(c + 1, 52):
+    for d in range(d_lo, d_hi):
+        for c in range(2, d):
+            for b in range(1, c):
+                for a in range(b):
                     cards[0], cards[1], cards[2], cards[3] = a, b, c, d
                     _last_card_values(cards, values)
-                    row_at = _colex(cards, 4)
-                    for o1 in range(n_first):
+                    row_at = _colex(cards, FOUR)
+                    for o1 in range(table.shape[1]):
                         table[row_at, o1] = _best_second(values, o1, stake, pay, lines, path_of, tie_order, den)
+
+
+def _highest_card_ranges(parts: int) -> list[tuple[int, int]]:
+    """Ranges of the highest card d of four holding near-equal shares of the C(52, 4) sets (C(d, 3) each)."""
+    work = [comb(d, 3) for d in range(DECK)]
+    bounds, done = [0], 0
+    for d in range(DECK - 1):
+        done += work[d]
+        if done * parts >= sum(work) * len(bounds):
+            bounds.append(d + 1)
+    return list(zip(bounds, bounds[1:] + [DECK]))
+
+
+def induction_second_table(n_first, stake, pay, lines, path_of, tie_order, den) -> np.ndarray:
+    """``induction_second`` of every four cards (by colex rank) after each first option: the
+    simulation reads its second decision here instead of valuing 48 hands a round (the same
+    values and the same arg-max, ``_best_second``: the same choice). The sets, by their highest
+    card, are split over the process's threads (``certify.pool``)."""
+    table = np.zeros((comb(DECK, 4), n_first), np.int8)
+    workers = cpus()
+    map_in_order(_second_table_rows, [(lo, hi, stake, pay, lines, path_of, tie_order, np.int64(den), table)
+                                      for lo, hi in _highest_card_ranges(4 * workers)], workers)
     return table
 
 
@@ -360,7 +383,7 @@ def _play_induction(decks, first, first_table, second, second_table, path_of, li
         o1 = induction_first(cards, first, first_table)
         o2 = 0
         if second:
-            o2 = second_table[_colex(cards, 4), o1]
+            o2 = second_table[_colex(cards, FOUR), o1]
         value = eval5_nb(cards[0], cards[1], cards[2], cards[3], cards[4])
         dealt[r] = value >> 20
         code = (value >> 20) << n_w
