@@ -2,7 +2,7 @@
 cards: a decision before the board, then one after any of 3, 4 and 5 board cards (Ultimate Texas
 Hold'em: 0, 3, 5). New games written as spec copies only: the Play before the flop or on the river
 (0, 5), the second chance after the turn (0, 4, 5), and a 1x Play on the turn between UTH's flop and
-river decisions (0, 3, 4, 5: three decisions after the first).
+river decisions (0, 3, 4, 5: three decisions after the first, the Play 3x on the flop and 2x on the turn).
 
 Fast: the full deck's tables of a few starting-hand classes (``board.count(only=...)``): the kernel's
 turn and flop options against the exact best option recomputed by the plain evaluator over every
@@ -31,11 +31,14 @@ from test_board_walk import preflop_and_river_only, second_chance_after_the_turn
 
 
 def turn_play_between_flop_and_river(d):
-    """UTH with a fourth decision after the turn card: check or a 1x Play (then 1x or fold on the river)."""
+    """UTH with a fourth decision after the turn card: the Play 4x or 3x before the flop, 3x on the flop,
+    2x on the turn, 1x or fold on the river. (A Play on the turn no larger than the river's is never
+    taken: checking keeps the river's Play, with one card more seen.)"""
     steps = d["steps"]
+    steps[4]["options"][1] = {"name": "play_flop_3x", "add": {"play": 3}}
     steps[5]["cards"] = 1
     steps[6:6] = [{"decide": "turn", "skipped_when_made": ["play"],
-                   "options": [{"name": "check_turn"}, {"name": "play_turn_1x", "add": {"play": 1}}]},
+                   "options": [{"name": "check_turn"}, {"name": "play_turn_2x", "add": {"play": 2}}]},
                   {"deal": "board", "cards": 1, "face": "up"}]
 
 
@@ -48,17 +51,26 @@ VARIANTS = {"0/5": (preflop_and_river_only, [0, 5]), "0/4/5": (second_chance_aft
 FEW_CLASSES = frozenset({"AA", "T8o", "72o", "J4s"})  # a raise and hands checking to every later decision
 
 
-@pytest.fixture(scope="module")
-def few(tmp_path_factory):
-    """Per variant: (spec, the count of FEW_CLASSES on the full deck, its bulk kernel). The river
-    table (every canonical board) is the same for all four (one river rule): built once."""
-    out = {}
-    for name, (change, levels) in VARIANTS.items():
-        spec = spec_copy(tmp_path_factory.mktemp(name.replace("/", "-")), "ultimate_texas_holdem", change)
+class _Few(dict):
+    """Per variant, built when first asked: (spec, the count of FEW_CLASSES on the full deck, its bulk
+    kernel). The river table (every canonical board) is the same for all four (one river rule)."""
+
+    def __init__(self, tmp_path_factory):
+        super().__init__()
+        self.tmp = tmp_path_factory
+
+    def __missing__(self, name):
+        change, levels = VARIANTS[name]
+        spec = spec_copy(self.tmp.mktemp(name.replace("/", "-")), "ultimate_texas_holdem", change)
         assert [d.board_cards for d in board.board_shape(spec).stages] == levels
         bc = board.count(spec, only=FEW_CLASSES)
-        out[name] = spec, bc, board.board_kernel(spec, bc)
-    return out
+        self[name] = spec, bc, board.board_kernel(spec, bc)
+        return self[name]
+
+
+@pytest.fixture(scope="module")
+def few(tmp_path_factory):
+    return _Few(tmp_path_factory)
 
 
 def decks_of(classes, n: int, seed: int) -> np.ndarray:
@@ -250,7 +262,7 @@ def test_the_round_engine_plays_a_turn_decision_as_the_kernel(few):
         label = main.events[ev[r, 0]].split(":")[0].split(" (")[0]
         assert rnd.seats[0].decisions[-1] == label, (label, rnd.seats[0].decisions)
         reached.add(label)
-    assert {"play_turn_1x", "play_2x", "play_1x", "fold"} <= reached
+    assert {"play_4x", "play_flop_3x", "play_turn_2x", "play_1x", "fold"} <= reached
 
 
 # ---- the whole games (slow): certify simulate against the exact sheet --------------------------
@@ -288,7 +300,7 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_wrong_pay_or_table_
 
 # ---- a game written from docs/rules-model.md alone, certified end to end (slow: its whole count) ----
 FOUR_DECISIONS = """\
-# Four-decision hold'em: Ultimate Texas Hold'em's table with one more chance to Play, after the turn.
+# Four-decision hold'em: a Play of 4x before the flop, 3x on the flop, 2x on the turn, 1x on the river.
 model: rules/1
 name: four_decision_holdem
 title: Four-Decision Hold'em
@@ -297,8 +309,8 @@ source:
   documents: ["house rules sheet (test)"]
   follows: >-
     Equal Ante and Blind; two cards each to the player and the dealer. Before the flop the player
-    checks or plays 3 times the Ante; after the flop checks or plays 2 times; after the turn checks
-    or plays 1 time; after the river plays 1 time or folds. One Play a hand. The dealer qualifies
+    checks or plays 4 times the Ante; after the flop checks or plays 3 times; after the turn checks
+    or plays 2 times; after the river plays 1 time or folds. One Play a hand. The dealer qualifies
     with a pair; a dealer who does not qualify pushes the Ante, the Blind and the Play have action.
 deck: {size: 52, jokers: 0}
 seats: 6
@@ -309,25 +321,25 @@ steps:
   - decide: preflop
     options:
       - {name: check_preflop}
-      - {name: play_3x, add: {play: 3}}
+      - {name: play_4x, add: {play: 4}}
   - {deal: board, cards: 3, face: up}
   - decide: flop
     skipped_when_made: [play]
     options:
       - {name: check_flop}
-      - {name: play_2x, add: {play: 2}}
+      - {name: play_3x, add: {play: 3}}
   - {deal: board, cards: 1, face: up}
   - decide: turn
     skipped_when_made: [play]
     options:
       - {name: check_turn}
-      - {name: play_turn, add: {play: 1}}
+      - {name: play_2x, add: {play: 2}}
   - {deal: board, cards: 1, face: up}
   - decide: river
     skipped_when_made: [play]
     options:
       - {name: fold, fold: true}
-      - {name: play_river, add: {play: 1}}
+      - {name: play_1x, add: {play: 1}}
 dealer:
   qualifies: {category: pair}
 wagers:
@@ -351,18 +363,22 @@ wagers:
     made: decision
     settle:
       versus_dealer: {win: 1, tie: push, dealer_not_qualifying: action}
+balance_covers_raise_at_deal: true
+misdeal:
+  dealer_wrong_count: all_dead
+  player_wrong_count: dead_hand_wagers_returned
 """
 
 FOUR_DECISIONS_PROCEDURES = """\
 spec: four_decision_holdem.yaml
 scenarios:
   - id: play-on-the-turn-straight-wins
-    rule: Checked twice, 1x on the turn; a straight beats a qualifying pair (Ante 1, Blind 1, Play 1).
+    rule: Checked twice, 2x on the turn; a straight beats a qualifying pair (Ante 1, Blind 1, Play 1).
     source: house rules sheet
-    seats: [{wagers: {ante: "5.00"}, cards: [AS, KD], actions: [check_preflop, check_flop, play_turn]}]
+    seats: [{wagers: {ante: "5.00"}, cards: [AS, KD], actions: [check_preflop, check_flop, play_2x]}]
     dealer: {cards: [9C, 9H]}
     board: [QH, JC, 2D, TS, 3H]
-    expect: {table: played, seats: [{status: played, net: {ante: "5.00", blind: "5.00", play: "5.00"}}]}
+    expect: {table: played, seats: [{status: played, net: {ante: "5.00", blind: "5.00", play: "10.00"}}]}
   - id: checked-to-the-river-and-folded
     rule: A fold on the river loses Ante and Blind.
     source: house rules sheet
@@ -370,20 +386,20 @@ scenarios:
     dealer: {cards: [QS, QH]}
     board: [KD, 9S, 4C, 3H, JD]
     expect: {table: played, seats: [{status: folded, net: {ante: "-5.00", blind: "-5.00"}}]}
-  - id: play-2x-on-the-flop-loses
-    rule: 2x on the flop; a lower hand loses Ante, Blind and Play to a qualifying dealer.
+  - id: play-3x-on-the-flop-loses
+    rule: 3x on the flop; a lower hand loses Ante, Blind and Play to a qualifying dealer.
     source: house rules sheet
-    seats: [{wagers: {ante: "5.00"}, cards: [KC, 5S], actions: [check_preflop, play_2x]}]
+    seats: [{wagers: {ante: "5.00"}, cards: [KC, 5S], actions: [check_preflop, play_3x]}]
     dealer: {cards: [AH, 7D]}
     board: [2C, 7S, JD, 4H, 9C]
-    expect: {table: played, seats: [{status: played, net: {ante: "-5.00", blind: "-5.00", play: "-10.00"}}]}
-  - id: play-3x-dealer-does-not-qualify
-    rule: 3x before the flop; the dealer does not qualify (Ante pushes), a win below a straight pushes the Blind, the Play wins.
+    expect: {table: played, seats: [{status: played, net: {ante: "-5.00", blind: "-5.00", play: "-15.00"}}]}
+  - id: play-4x-dealer-does-not-qualify
+    rule: 4x before the flop; the dealer does not qualify (Ante pushes), a win below a straight pushes the Blind, the Play wins.
     source: house rules sheet
-    seats: [{wagers: {ante: "5.00"}, cards: [AH, KH], actions: [play_3x]}]
+    seats: [{wagers: {ante: "5.00"}, cards: [AH, KH], actions: [play_4x]}]
     dealer: {cards: [2S, 3D]}
     board: [9C, 8D, 5S, QH, 4C]
-    expect: {table: played, seats: [{status: played, net: {ante: "0", blind: "0", play: "15.00"}}]}
+    expect: {table: played, seats: [{status: played, net: {ante: "0", blind: "0", play: "20.00"}}]}
 """
 
 
