@@ -279,20 +279,20 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_wrong_pay_or_table_
     sheet = analysis.par_sheet(spec)  # the whole count (kept for the kernel: board.counts_of)
     good = sim.simulate(path, rounds=400_000, seed=14, workers=1)
     assert sim.verify(good, sheet, alpha=0.01, confirm_failures=False).passed
-    k = sim.kernel_for(spec)
+    k = sim.engine_kernel(path, None)  # the one the run played (kept once a process)
     main = k.wagers[0]
-    last = bc_last = board.board_shape(spec).stages[-2]  # the decision before the last: its Play's win
+    last = board.board_shape(spec).stages[-2]  # the decision before the last: its Play's win
     play = next(o for o, kind in enumerate(last.kinds) if kind == kernel.ADD)
     wrong = next(i for i, e in enumerate(main.events) if e.startswith(f"{last.names[play]}: win, dealer qualifies"))
     nets = list(main.nets)
     nets[wrong] += 1  # one pay one unit too high
     faults = {"pay": replace(k, wagers=[WagerEvents(main.name, main.events, nets, main.scale), *k.wagers[1:]])}
-    if bc_last.board_cards == 4:
+    if last.board_cards == 4:
         p = dict(k.params)
         p["turn_choice"] = np.where(p["turn_choice"] >= 0, 1 - p["turn_choice"], -1).astype(np.int8)
         faults["table"] = replace(k, params=p)
     for fault, broken in faults.items():
-        monkeypatch.setattr(sim, "kernel_for", lambda s, broken=broken: broken)
+        monkeypatch.setattr(sim, "engine_kernel", lambda spec_path, fault, broken=broken: broken)
         bad = sim.verify(sim.simulate(path, rounds=400_000, seed=14, workers=1), sheet, alpha=0.01,
                          confirm_failures=False)
         assert not bad.passed, fault
