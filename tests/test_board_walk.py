@@ -160,7 +160,8 @@ def test_a_new_one_play_game_is_counted_exactly(tmp_path, change, levels, orders
     assert bc.deals == deals == int(bc.all_cells.sum())
     sheet = board.main_sheet(spec, bc)
     assert sheet.cycle == deals and sheet.expected_return == board.main_return(bc)
-    assert bc.river_fold.any() and bc.river_cells.any()
+    last = shape.stages[-1]
+    assert bc.folds().any() and bc.ended_cells[:, -1, last.kinds.index(ADD)].any()  # river folds and Plays
 
 
 def test_a_chance_to_play_taken_away_leaves_the_player_no_better_off(tmp_path):

@@ -65,17 +65,19 @@ def test_the_spec_reads_as_the_board_shape():
     assert shape.unit[kernel.NW][pair] == 1 and shape.unit[kernel.NL][pair] == -1  # the Play has action
 
 
-def test_a_decision_between_turn_and_river_is_outside_the_shape_naming_it(tmp_path):
-    def turn_decision(d):  # a fourth decision after the turn: neither board shape
-        d["steps"][5]["cards"] = 1
-        d["steps"][6:6] = [{"decide": "turn", "options": [{"name": "fold_turn", "fold": True}, {"name": "stay"}],
-                            "skipped_when_made": ["play"]}, {"deal": "board", "cards": 1, "face": "up"}]
-    spec = _spec(tmp_path, turn_decision)
-    with pytest.raises(analysis.ShapeError, match="a flop of 3, a decision, 2 more board cards"):
+def test_a_decision_after_one_board_card_is_outside_the_shape_naming_it(tmp_path):
+    def one_card_decision(d):  # the flop dealt 1 + 2 with a decision between: neither board shape
+        d["steps"][3]["cards"] = 1
+        d["steps"][4:4] = [{"decide": "first_card", "options": [{"name": "stay"}, {"name": "play_early", "add": {"play": 1}}],
+                            "skipped_when_made": ["play"]},
+                           {"deal": "board", "cards": 2, "face": "up"}]
+    spec = _spec(tmp_path, one_card_decision)
+    with pytest.raises(analysis.ShapeError, match=r"steps\[4\] \(decide: first_card\): one decision at most after each of "
+                                                  r"0, 3, 4 and 5 board cards \(here after 1\)"):
         analysis.par_sheet(spec)
     from certify.games.kernels import KernelError, kernel_for
 
-    with pytest.raises(KernelError, match="ultimate_texas_holdem: .*a flop of 3, a decision"):
+    with pytest.raises(KernelError, match="ultimate_texas_holdem: .*here after 1"):
         kernel_for(spec)
 
 
@@ -153,11 +155,13 @@ def test_the_counts_and_decisions_of_every_deal_match_brute_force(small_counts):
     for hole in [(SMALL_DECK[0], SMALL_DECK[1]), (SMALL_DECK[2], SMALL_DECK[13]), (SMALL_DECK[8], SMALL_DECK[19])]:
         want = _brute_force(spec, SMALL_DECK, hole)
         k = names.index(f"{hole[0]}-{hole[1]}")
+        flop_cells, river_cells = small_counts.ended_cells[k]  # the paths ended on the flop, on the river
+        river_fold = river_cells[0].sum(axis=0)  # the river's option 0: fold
         assert (small_counts.all_cells[k] == want["all"]).all()
-        assert (small_counts.flop_cells[k] == want["flop"]).all()
-        assert (small_counts.river_cells[k] == want["river"]).all()
-        assert (small_counts.river_fold[k] == want["river_fold"]).all()
-        assert (small_counts.flop_fold[k] == want["flop_fold"]).all()
+        assert (flop_cells == want["flop"]).all()
+        assert (river_cells[1:] == want["river"][1:]).all() and not want["river"][0].any()
+        assert (river_fold == want["river_fold"]).all()
+        assert not want["flop_fold"].any() and (small_counts.folds()[k] == want["river_fold"]).all()
         assert small_counts.check_value[k] == want["check"]
         reached |= {name for name, a in want.items() if name != "check" and a.any()}
     assert reached == {"all", "flop", "river", "river_fold"}  # every path taken somewhere (no fold on the flop)
@@ -170,7 +174,9 @@ def test_every_deal_is_counted_once_and_the_sheet_adds_up(small_counts):
     assert sheet.cycle == deals
     assert sheet.expected_return == board.main_return(small_counts)
     assert board.main_sheet(_spec(), small_counts).cycle == small_counts.deals == deals  # checked
-    lost = replace(small_counts, river_fold=small_counts.river_fold * 0)  # a path's deals left out
+    ended = small_counts.ended_cells.copy()
+    ended[:, 1, 0] = 0  # the river folds' deals left out
+    lost = replace(small_counts, ended_cells=ended)
     with pytest.raises(analysis.ShapeError, match="the counting is wrong"):
         board.main_sheet(_spec(), lost)
 

@@ -1,8 +1,10 @@
 """Exact PAR sheets of the board shape of the rules model: hold'em against the dealer's hidden hand.
 
 The shape (``board_shape`` checks it and names what differs): two cards to the player and two face
-down to the dealer, one decision before the flop, the flop (3 board cards), a decision, the turn and
-river (2 board cards), a last decision; hands are the best five of seven. One decision wager (the
+down to the dealer, one decision before the board, then the 5 board cards in steps with one, two or
+three more decisions, each after 3, 4 or 5 of them (Ultimate Texas Hold'em: the flop (3 board
+cards), a decision, the turn and river (2 board cards), a last decision); hands are the best five
+of seven. One decision wager (the
 Play) is made by the options in multiples of the unit wager; a decision with ``skipped_when_made``
 is skipped by a seat that has made it. Options fold, check or add (Ultimate Texas Hold'em: 4x or 3x
 preflop, 2x on the flop, 1x or fold on the river). Main wagers are settled against the dealer, a
@@ -15,11 +17,11 @@ per suit class evaluated) values the 1,081 two-card hands left once and counts, 
 over the hole's two cards, the dealer hands below / tied / above it, split by the dealer's
 qualifying: six cells and the player's category per (hole, board). The result of a path is linear
 in the Play's multiple, so every value is ``base + m * unit`` over those six cells. The river
-decision is taken per (hole, board), the flop decision per (hole, flop) from sums kept per 4-card
-board, the preflop decision per class; the class's counts are its representative's times its
-holes (a suit permutation maps every deal of one hole onto a deal of another). On a tie in
-expectation the option leaving less at risk is taken. The cycle is every player hole x flop x
-turn-river pair x dealer hole: C(52,2) x C(50,3) x C(47,2) x C(45,2).
+decision is taken per (hole, board), the turn decision per (hole, 4 board cards), the flop decision
+per (hole, flop) from sums kept per 4-card board, the preflop decision per class; the class's
+counts are its representative's times its holes (a suit permutation maps every deal of one hole
+onto a deal of another). On a tie in expectation the option leaving less at risk is taken. The cycle
+is every player hole x flop x turn-river pair x dealer hole: C(52,2) x C(50,3) x C(47,2) x C(45,2).
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ DECK = 52
 CELL_NAMES = ("win, dealer qualifies", "tie, dealer qualifies", "lose, dealer qualifies",
               "win, dealer does not qualify", "tie, dealer does not qualify", "lose, dealer does not qualify")
 _RESULT = (WIN, TIE, LOSS, WIN, TIE, LOSS)
-STAGES = ("preflop", "flop", "river")  # the decisions, by board cards seen: 0, 3, 5
 BOARD_STEPS = [("decide",), ("deal", "board", 3), ("decide",), ("deal", "board", 2), ("decide",)]  # after the holes
 CYCLE = comb(52, 2) * comb(50, 3) * comb(47, 2) * comb(45, 2)
 SEEN = {3: "flop", 4: "four board cards", 5: "board"}  # what a decision after so many board cards sees
@@ -71,9 +72,15 @@ def cycle_text(spec: RulesSpec) -> str:
             f"hole = {cycle_of(spec):,}")
 
 
-def stages_of(shape: "BoardShape") -> tuple[StageOptions, StageOptions | None, StageOptions]:
-    """(first, middle or None, last) decision."""
-    return shape.stages[0], shape.stages[1] if len(shape.stages) == 3 else None, shape.stages[-1]
+def stages_of(shape: "BoardShape") -> tuple[StageOptions, tuple[StageOptions, ...], StageOptions]:
+    """(first, the middle ones (0 to 2), last) decision."""
+    return shape.stages[0], shape.stages[1:-1], shape.stages[-1]
+
+
+def fold_option(stage: StageOptions) -> int | None:
+    from certify.rules import board_streets_kernel as kernel
+
+    return stage.kinds.index(kernel.FOLD) if kernel.FOLD in stage.kinds else None
 
 
 def last_fold_event(last: StageOptions) -> str:
@@ -84,7 +91,7 @@ def last_fold_event(last: StageOptions) -> str:
 
 @dataclass(frozen=True)
 class BoardShape:
-    stages: tuple[StageOptions, ...]  # the first decision, then one or two more (board_cards: 3, 4 or 5)
+    stages: tuple[StageOptions, ...]  # the first decision, then one to three more (board_cards: 3, 4, 5)
     play: str  # the decision wager
     stake: Fraction  # the unit and with-unit wagers, in unit wagers: what a fold loses
     base: tuple  # base[cell][category]: their net, Fractions
@@ -99,17 +106,18 @@ def board_shape(spec: RulesSpec) -> BoardShape:
 
     later = [("deal", s.deal, s.cards) if isinstance(s, DealStep) else ("decide",) for s in spec.steps[2:]]
     if any(k[:2] not in (("decide",), ("deal", "board")) for k in later) or sum(k[2] for k in later if k[0] == "deal") != 5 \
-            or not later or later[0] != ("decide",) or len(spec.decisions) not in (2, 3):
+            or not later or later[0] != ("decide",) or len(spec.decisions) not in (2, 3, 4):
         later = BOARD_STEPS  # the reason is then named against the common shape
-    why = holdem_differences(spec, later, "a decision, the 5 board cards in steps with one or two more decisions "
-                             "between them or after them (as a flop of 3, a decision, 2 more board cards, a last "
-                             "decision)", len(spec.deals("board")), "the board cards face up (the decisions see them)")
+    why = holdem_differences(spec, later, "a decision, the 5 board cards in steps with one, two or three more "
+                             "decisions between them or after them, each after 3, 4 or 5 board cards (as a flop of 3, "
+                             "a decision, 2 more board cards, a last decision)", len(spec.deals("board")),
+                             "the board cards face up (the decisions see them)")
     decision_wagers = [n for n, w in spec.wagers.items() if w.made == "decision"]
     if len(decision_wagers) != 1:
         why.append("one decision wager (the Play)")
     play = decision_wagers[0] if decision_wagers else ""
     decisions = spec.decisions
-    for d in decisions[1:] if len(decisions) in (2, 3) else []:
+    for d in decisions[1:] if len(decisions) in (2, 3, 4) else []:
         if play not in d.skipped_when_made:
             why.append(f"one Play a hand: the later decisions skipped_when_made: [{play}]")
     for d in decisions:
@@ -190,16 +198,26 @@ class BoardCounts:
     den: int
     classes: tuple  # HoleClass
     all_cells: np.ndarray  # (class, cell, category): every board, per class (summed over its holes)
-    flop_cells: np.ndarray  # (class, flop option, cell, category): the hands taking each flop option
-    river_cells: np.ndarray  # (class, river option, cell, category)
-    river_fold: np.ndarray  # (class, category): dealer hands of the river folds
-    flop_fold: np.ndarray  # (class, category)
+    ended_cells: np.ndarray  # (class, later decision, option, cell, category): the deals of the hands that
+    #   checked before the board whose decisions ended there on that option (a Play made, a fold; at the last
+    #   decision every option)
     check_value: np.ndarray  # (class,): value of checking preflop, scaled by den
     seconds: float
     cpu_seconds: float
     flops: np.ndarray | None = None  # the canonical flops counted
     flop_choice: np.ndarray | None = None  # (flop, hole pair index): the flop option taken, -1 not dealt
+    turn_choice: np.ndarray | None = None  # (class, 4 cards by colex rank among the deck less the class's
+    #   representative hole): the turn option taken (the walk's), -1 a class not counted
     deals: int = CYCLE  # the deals counted (a smaller game's for tests)
+
+    def folds(self) -> np.ndarray:
+        """(class, category): the deals of the hands folding after the board's first cards."""
+        out = np.zeros((self.all_cells.shape[0], self.all_cells.shape[2]), np.int64)
+        for s, stage in enumerate(self.shape.stages[1:]):
+            f = fold_option(stage)
+            if f is not None:
+                out += self.ended_cells[:, s, f].sum(axis=1)
+        return out
 
 
 def _scaled(shape: BoardShape) -> tuple[np.ndarray, np.ndarray, int]:
@@ -231,59 +249,51 @@ def count(spec: RulesSpec, deck: tuple[int, ...] | None = None, only: frozenset[
     position = {card: i for i, card in enumerate(deck)}
     reps = np.array([sorted((position[classes[k].cards[0]], position[classes[k].cards[1]])) for k in counted], np.int64)
     wc = walk(deck, reps, int(shape.qualify), shape.stages, base, unit, int(-shape.stake * den), board_steps(spec))
-    per_rep = [wc.all_cells, *_stage_arrays(shape, wc), wc.check_value, wc.flop_choice]
+    per_rep = [wc.all_cells, _ended_cells(shape, wc), wc.check_value]
     weights = np.array([classes[k].weight for k in counted], np.int64)
     out = []
-    for a in per_rep[:6]:  # per class: the representative's counts times the class's holes
+    for a in per_rep:  # per class: the representative's counts times the class's holes
         full = np.zeros((len(classes),) + a.shape[1:], np.int64)
         full[counted] = a * weights.reshape((-1,) + (1,) * (a.ndim - 1))
         out.append(full)
-    flops = flop_choice = None
-    if len(deck) == DECK and [d.board_cards for d in shape.stages] == [0, 3, 5]:  # the bulk kernel's tables
+    levels = [d.board_cards for d in shape.stages]
+    flops = flop_choice = turn_choice = None
+    if len(deck) == DECK and 3 in levels:  # the bulk kernel's tables (the full deck's)
         flops = canonical_flops()[0]
         rep_choice = np.full((len(classes), comb(DECK - 2, 3)), -1, np.int8)
-        rep_choice[counted] = per_rep[6]
+        rep_choice[counted] = wc.flop_choice
         rep_cards = np.sort(np.array([c.cards for c in classes], np.int64), axis=1)
         flop_choice = kernel.flop_choice_table(flops, table, rep_cards, rep_choice, kernel.suit_permutations(deck)[0])
+    if len(deck) == DECK and 4 in levels:
+        turn_choice = np.full((len(classes), comb(DECK - 2, 4)), -1, np.int8)
+        turn_choice[counted] = wc.turn_choice
     per_hole = cycle_of(spec, len(deck)) // comb(len(deck), 2)
-    return BoardCounts(shape, den, classes, *out, wc.seconds, wc.cpu_seconds, flops, flop_choice,
+    return BoardCounts(shape, den, classes, *out, wc.seconds, wc.cpu_seconds, flops, flop_choice, turn_choice,
                        per_hole * int(weights.sum()))
 
 
-def _stage_arrays(shape: BoardShape, wc) -> tuple[np.ndarray, ...]:
-    """The walk's paths (set 0) as the sheet reads them: ``flop_cells`` (rep, flop option, cell,
-    category: the Play made or the fold on the flop), ``river_cells`` (rep, river option, ...: the
-    flop checked), ``river_fold`` and ``flop_fold`` (rep, category)."""
+def _ended_cells(shape: BoardShape, wc) -> np.ndarray:
+    """The walk's paths (set 0) as the sheet reads them: (rep, later decision, option, cell,
+    category), each path's deals at the last decision it took (the one that ended it)."""
     from certify.rules import board_streets_kernel as kernel
 
-    _, flop, river = stages_of(shape)
+    later = shape.stages[1:]
     paths = wc.path_cells[:, 0]
     n_reps, n_cat = paths.shape[0], paths.shape[-1]
-    flop_cells = np.zeros((n_reps, len(flop.names) if flop else 0, kernel.N_CELLS, n_cat), np.int64)
-    river_cells = np.zeros((n_reps, len(river.names), kernel.N_CELLS, n_cat), np.int64)
-    river_fold = np.zeros((n_reps, n_cat), np.int64)
-    flop_fold = np.zeros((n_reps, n_cat), np.int64)
+    out = np.zeros((n_reps, len(later), max(len(d.names) for d in later), kernel.N_CELLS, n_cat), np.int64)
     for path in range(paths.shape[1]):
         if not paths[:, path].any():
-            continue  # a path no deal takes (the river skipped with no Play to skip it)
+            continue  # a path no deal takes (a decision skipped with no Play to skip it)
         taken = wc.path_of(path)
-        fo, ro = taken[flop.board_cards] if flop else None, taken[river.board_cards]
-        if ro is None and flop.kinds[fo] == kernel.ADD:
-            flop_cells[:, fo] += paths[:, path]
-        elif ro is None:
-            flop_fold += paths[:, path].sum(axis=1)
-        elif river.kinds[ro] == kernel.FOLD:
-            river_fold += paths[:, path].sum(axis=1)
-        else:
-            river_cells[:, ro] += paths[:, path]
-    return flop_cells, river_cells, river_fold, flop_fold
+        s = max(s for s, d in enumerate(later) if taken[d.board_cards] is not None)
+        out[:, s, taken[later[s].board_cards]] += paths[:, path]
+    return out
 
 
 _COUNTS: dict[tuple[str, bool], BoardCounts] = {}  # (spec JSON, computed under no_reads)
 
 
-_COUNT_ARRAYS = ("all_cells", "flop_cells", "river_cells", "river_fold", "flop_fold", "check_value", "flops",
-                 "flop_choice")
+_COUNT_ARRAYS = ("all_cells", "ended_cells", "check_value", "flops", "flop_choice", "turn_choice")
 
 
 def counts_of(spec: RulesSpec) -> BoardCounts:
@@ -383,12 +393,13 @@ def _row(label, c, run, cells, m, shape, categories) -> tuple:
 
 def played_cells(bc: BoardCounts) -> tuple[dict[tuple, list], int]:
     """The derived strategy's deals: per path (option name, Play multiple; None for a fold before
-    the river) the (cell, category) arrays played on it, and the river folds."""
+    the last decision) the (cell, category) arrays played on it, and the last decision's folds."""
     from certify.rules import board_kernel as kernel
 
-    pre, flop, river = stages_of(bc.shape)
+    pre, middle, last = stages_of(bc.shape)
     by_path: dict[tuple, list] = {}
-    river_folds = np.zeros(bc.river_fold.shape[1], np.int64)
+    last_folds = np.zeros(bc.all_cells.shape[2], np.int64)
+    last_fold = fold_option(last)
     for k, ch in enumerate(preflop_choices(bc)):
         kind, m = pre.kinds[ch.option], pre.mults[ch.option]
         if kind == kernel.ADD:
@@ -396,16 +407,20 @@ def played_cells(bc: BoardCounts) -> tuple[dict[tuple, list], int]:
         elif kind == kernel.FOLD:
             by_path.setdefault((f"fold ({pre.decide})", None), []).append(bc.all_cells[k])
         else:
-            for o, (fk, fm) in enumerate(zip(flop.kinds, flop.mults) if flop else ()):
-                if fk == kernel.ADD:
-                    by_path.setdefault((flop.names[o], fm), []).append(bc.flop_cells[k, o])
-            if bc.flop_fold[k].any():
-                by_path.setdefault((f"fold ({flop.decide})", None), []).append(bc.flop_fold[k][None, :])
-            for o, (rk, rm) in enumerate(zip(river.kinds, river.mults)):
-                if rk != kernel.FOLD:
-                    by_path.setdefault((river.names[o], rm), []).append(bc.river_cells[k, o])
-            river_folds += bc.river_fold[k]
-    return by_path, int(river_folds.sum())
+            for s, stage in enumerate(middle):
+                for o, (sk, sm) in enumerate(zip(stage.kinds, stage.mults)):
+                    if sk == kernel.ADD:
+                        by_path.setdefault((stage.names[o], sm), []).append(bc.ended_cells[k, s, o])
+                f = fold_option(stage)
+                if f is not None and bc.ended_cells[k, s, f].any():
+                    folded = bc.ended_cells[k, s, f].sum(axis=0)[None, :]
+                    by_path.setdefault((f"fold ({stage.decide})", None), []).append(folded)
+            for o, (lk, lm) in enumerate(zip(last.kinds, last.mults)):
+                if lk != kernel.FOLD:
+                    by_path.setdefault((last.names[o], lm), []).append(bc.ended_cells[k, len(middle), o])
+            if last_fold is not None:
+                last_folds += bc.ended_cells[k, len(middle), last_fold].sum(axis=0)
+    return by_path, int(last_folds.sum())
 
 
 def main_return(bc: BoardCounts) -> Fraction:
@@ -425,7 +440,7 @@ def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerShee
 
     shape = bc.shape
     categories = ranking_categories(spec.ranking)
-    pre, flop, river = stages_of(shape)
+    pre, _, last = stages_of(shape)
     choices = preflop_choices(bc)
     zero = np.zeros_like(bc.all_cells[0])
     by_path, river_folds = played_cells(bc)
@@ -436,14 +451,13 @@ def main_sheet(spec: RulesSpec, bc: BoardCounts, full: bool = True) -> WagerShee
             events.append((label, -shape.stake, int(sum(int(p.sum()) for p in parts)), shape.stake))
         else:
             events += _events(label, cells, m, shape, categories)
-    events.append((last_fold_event(river),
-                   -shape.stake, river_folds, shape.stake))
+    events.append((last_fold_event(last), -shape.stake, river_folds, shape.stake))
     events = [e for e in events if e[2]]
     table, chart = _strategy_report(bc, choices)
     sheet = WagerSheet.from_combinations(
         "main game", events,
         strategy=(f"optimal (derived): at '{pre.decide}' per starting hand, "
-                  + "".join(f"at '{d.decide}' per hole and {SEEN[d.board_cards]}, " for d in (flop, river) if d)
+                  + "".join(f"at '{d.decide}' per hole and {SEEN[d.board_cards]}, " for d in shape.stages[1:])
                   + "the option of highest exact expectation against the dealer's unseen hand (on a tie, the one "
                     "leaving less at risk)"),
         strategy_table=table, strategy_chart=chart,
@@ -457,7 +471,7 @@ def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[lis
     from certify.cards import RANKS
     from certify.rules import board_kernel as kernel
 
-    pre, flop, river = stages_of(bc.shape)
+    pre, middle, last = stages_of(bc.shape)
     table = []
     for k, ch in enumerate(choices):
         per_hole = max(1, int(bc.all_cells[k].sum()))  # the class's deals: C(50,3) x C(47,2) x C(45,2) a hole
@@ -466,13 +480,16 @@ def _strategy_report(bc: BoardCounts, choices: list[PreflopChoice]) -> tuple[lis
             row[f"ev_{name}"] = float(v)
             row[f"ev_{name}_exact"] = str(v)
         if pre.kinds[ch.option] == kernel.CHECK:
-            for o, name in enumerate(flop.names if flop else ()):
-                if flop.kinds[o] == kernel.ADD:
-                    row[f"{name}_rate"] = float(Fraction(int(bc.flop_cells[k, o].sum()), per_hole))
-            for o, name in enumerate(river.names):
-                if river.kinds[o] != kernel.FOLD:
-                    row[f"{name}_rate"] = float(Fraction(int(bc.river_cells[k, o].sum()), per_hole))
-            row["river_fold_rate"] = float(Fraction(int(bc.river_fold[k].sum()), per_hole))
+            rates: dict[str, int] = {}  # an option's deals by its name (summed where two decisions share one)
+            for s, stage in enumerate(bc.shape.stages[1:]):
+                for o, name in enumerate(stage.names):
+                    if stage.kinds[o] == kernel.ADD or (s == len(middle) and stage.kinds[o] != kernel.FOLD):
+                        rates[f"{name}_rate"] = rates.get(f"{name}_rate", 0) + int(bc.ended_cells[k, s, o].sum())
+                    elif stage.kinds[o] == kernel.FOLD and s < len(middle):
+                        rates[f"fold_{stage.decide}_rate"] = int(bc.ended_cells[k, s, o].sum())
+            f = fold_option(last)
+            rates["river_fold_rate"] = 0 if f is None else int(bc.ended_cells[k, len(middle), f].sum())
+            row.update({key: float(Fraction(n, per_hole)) for key, n in rates.items()})
         table.append(row)
     marks = {}
     for o, name in enumerate(pre.names):
@@ -498,7 +515,13 @@ def side_sheets(spec: RulesSpec, bc: BoardCounts) -> list[WagerSheet]:
     ``paid_on_fold``, as the derived strategy folds)."""
     categories = ranking_categories(spec.ranking)
     by_cat = bc.all_cells.sum(axis=(0, 1))
-    folded = bc.river_fold.sum(axis=0) + bc.flop_fold.sum(axis=0)
+    from certify.rules import board_kernel as kernel
+
+    pre = bc.shape.stages[0]
+    folded = bc.folds().sum(axis=0)  # after board cards, and before them (every deal of a class folding)
+    for k, ch in enumerate(preflop_choices(bc)):
+        if pre.kinds[ch.option] == kernel.FOLD:
+            folded = folded + bc.all_cells[k].sum(axis=0)
     out = []
     for name, w in spec.wagers.items():
         if w.made != "side":
@@ -559,48 +582,81 @@ def flop_lookup(flops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return lookup, perm, perms
 
 
+def rep_permutations(hole_class: np.ndarray, rep_cards: np.ndarray, perms: np.ndarray) -> np.ndarray:
+    """``out[x, y]``: a row of ``perms`` (the first) carrying the hole {x, y} onto its class's
+    representative ``rep_cards[hole_class[x, y]]`` (sorted)."""
+    rows = perms.tolist()
+    out = np.zeros((DECK, DECK), np.int64)
+    for x in range(DECK):
+        for y in range(DECK):
+            if x != y:
+                rep = sorted(int(c) for c in rep_cards[hole_class[x, y]])
+                out[x, y] = next(p for p, row in enumerate(rows) if sorted((row[x], row[y])) == rep)
+    return out
+
+
 def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
     """The bulk kernel of a board-shape spec, playing the derived strategy; its events are the
-    PAR sheet's rows (``main_sheet``, ``side_sheets``), so a simulation is tallied against them."""
+    PAR sheet's rows (``main_sheet``, ``side_sheets``), so a simulation is tallied against them.
+
+    The decisions as integer tables by level (board cards seen 0, 3, 4, 5; ``n_opts`` 0 where the
+    game has none): the preflop option per class, the flop's from the count's table of canonical
+    flops (``flop_choice``), the turn's from the walk's per class representative (``turn_choice``,
+    the hole and board carried onto the representative by a suit permutation), the river's from the
+    river option table (exact per board)."""
     from certify.games.kernels import Kernel, KernelError, WagerEvents, _scale
     from certify.rules import board_kernel as kernel
     from certify.rules import board_streets
-    from certify.rules.board_sim import N_CANONICAL_FLOPS, river_table
+    from certify.rules.board_sim import N_BOARDS, N_CANONICAL_FLOPS, river_table
 
     if board_streets.is_street_shape(spec):  # a wager on each street: the spec strategy's kernel
         return board_streets.street_kernel(spec)
     bc = counts_of(spec) if bc is None else bc
     shape = bc.shape
     base, unit, den = _scaled(shape)
-    if [d.board_cards for d in shape.stages] != [0, 3, 5]:
-        raise KernelError(f"{spec.name}: the board shape's bulk kernel plays decisions before the flop, on the flop "
-                          f"and on the river; this game decides after {[d.board_cards for d in shape.stages]} board cards "
-                          "(its exact sheet is counted: certify analyze)")
-    pre, flop, river = shape.stages
+    levels = [d.board_cards for d in shape.stages]
+    if (3 in levels and bc.flop_choice is None) or (4 in levels and bc.turn_choice is None):
+        raise KernelError(f"{spec.name}: the board shape's bulk kernel plays the full deck's decision tables; these "
+                          "counts have none (a smaller deck's)")
+    pre, _, last = stages_of(shape)
     categories = ranking_categories(spec.ranking)
     sheet = main_sheet(spec, bc, full=bc.flops is None or len(bc.flops) == N_CANONICAL_FLOPS)
     names = [row.event for row in sheet.rows]
     main = WagerEvents("main", names, [Fraction(row.pays) for row in sheet.rows], _scale([row.pays for row in sheet.rows]))
-
-    def index_of(stage: StageOptions) -> np.ndarray:
-        out = np.full((len(stage.names), kernel.N_CELLS, len(categories)), -1, np.int64)
+    n_levels = len(board_streets.BOARD_LEVELS)
+    n_opts = np.zeros(n_levels, np.int64)
+    kinds = np.zeros((n_levels, kernel.MAX_OPTIONS), np.int64)
+    index = np.full((n_levels, kernel.MAX_OPTIONS, kernel.N_CELLS, len(categories)), -1, np.int64)
+    fold_index = np.full(n_levels, -1, np.int64)
+    for stage in shape.stages:
+        level = board_streets.BOARD_LEVELS.index(stage.board_cards)
+        n_opts[level] = len(stage.names)
+        kinds[level, :len(stage.kinds)] = stage.kinds
         for o, (name, kind, m) in enumerate(zip(stage.names, stage.kinds, stage.mults)):
             if kind == kernel.FOLD:
+                label = last_fold_event(stage) if stage is last else f"fold ({stage.decide})"
+                fold_index[level] = names.index(label) if label in names else -1
                 continue
             for c, run in event_runs(m, shape, len(categories)):
                 label = _row(name, c, run, np.zeros((kernel.N_CELLS, len(categories))), m, shape, categories)[0]
                 for cat in run:
-                    out[o, c, cat] = names.index(label) if label in names else -1
-        return out
-
-    def fold_at(label: str) -> int:
-        return names.index(label) if label in names else -1
-    folds = np.array([fold_at(f"fold ({pre.decide})"), fold_at(f"fold ({flop.decide})"), fold_at(last_fold_event(river))],
-                     np.int64)
-    table, _ = hole_class_table()
+                    index[level, o, c, cat] = names.index(label) if label in names else -1
+    next_level = np.array([next((j for j in range(i + 1, n_levels) if n_opts[j]), -1) for i in range(n_levels)],
+                          np.int64)  # per level, the next one with a decision (-1: none)
+    table, classes = hole_class_table()
     class_option = np.array([ch.option for ch in preflop_choices(bc)], np.int64)
     lookup, perm, perms = flop_lookup(bc.flops if bc.flops is not None else canonical_flops()[0])
-    board_row, river_options, river_bits = river_table(spec, bc)
+    rep_cards = np.sort(np.array([c.cards for c in classes], np.int64), axis=1)
+    turn = bc.turn_choice if bc.turn_choice is not None else np.zeros((1, 1), np.int8)
+    rep_perm = (rep_permutations(table, rep_cards, perms) if bc.turn_choice is not None
+                else np.zeros((DECK, DECK), np.int64))
+    if 5 in levels:
+        river = shape.stages[levels.index(5)]
+        river_kind, river_mult = np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64)
+        board_row, river_options, river_bits = river_table(spec, bc)
+    else:  # no decision after the river card: no table read
+        river_kind, river_mult = np.array([kernel.CHECK], np.int64), np.zeros(1, np.int64)
+        board_row, river_options, river_bits = np.full(N_BOARDS, -1, np.int32), np.zeros((1, 1), np.uint8), 1
     wagers = [main]
     side_index, side_fold, side_paid = [], [], []
     for side in side_sheets(spec, bc):
@@ -612,17 +668,33 @@ def board_kernel(spec: RulesSpec, bc: BoardCounts | None = None):
         side_paid.append(spec.wagers[side.name].settle.pay_table.paid_on_fold)
     if len(names) > 127:
         raise KernelError(f"{spec.name}: {len(names)} main events, more than the kernel's 127")
-    params = {"board": True, "hole_class": table, "class_option": class_option,
-              "pre_kind": np.array(pre.kinds, np.int64), "flop_lookup": lookup, "flop_perm": perm, "perms": perms,
-              "flop_choice": bc.flop_choice, "flop_kind": np.array(flop.kinds, np.int64),
-              "river_kind": np.array(river.kinds, np.int64),
-              "river_mult": np.array([int(m) for m in river.mults], np.int64), "base": base, "unit": unit,
+    params = {"board": True, "hole_class": table, "class_option": class_option, "n_opts": n_opts, "kinds": kinds,
+              "next_level": next_level, "flop_lookup": lookup, "flop_perm": perm, "perms": perms,
+              "flop_choice": bc.flop_choice if bc.flop_choice is not None else np.zeros((1, 1), np.int8),
+              "rep_perm": rep_perm, "rep_cards": rep_cards, "turn_choice": turn,
+              "river_kind": river_kind, "river_mult": river_mult, "base": base, "unit": unit,
               "fold_river": int(-shape.stake * den), "qual": int(shape.qualify),
               "board_row": board_row, "river_table": river_options, "river_bits": river_bits,
-              "pre_index": index_of(pre), "flop_index": index_of(flop), "river_index": index_of(river),
-              "fold_index": folds, "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
+              "index": index, "fold_index": fold_index,
+              "side_index": np.array(side_index, np.int64).reshape(len(side_index), len(categories)),
               "side_fold": np.array(side_fold, np.int64), "side_paid_on_fold": np.array(side_paid, np.bool_)}
     return Kernel(9, 9, wagers, "7", params)
+
+
+def derived_option(p: dict, level: int, h0: int, h1: int, board: np.ndarray, used: np.ndarray, cnt: np.ndarray) -> int:
+    """The derived strategy's option (index into the stage's options) after ``level`` board cards
+    (``board``, as dealt), read from the bulk kernel's tables ``p`` by its own decision functions."""
+    from certify.rules import board_kernel as kernel
+
+    if level == 0:
+        return int(p["class_option"][p["hole_class"][h0, h1]])
+    if level == 3:
+        return int(kernel.flop_option(h0, h1, board, p["flop_lookup"], p["flop_perm"], p["perms"], p["flop_choice"]))
+    if level == 4:
+        return int(kernel.turn_option(h0, h1, board, p["hole_class"], p["rep_perm"], p["rep_cards"], p["perms"],
+                                      p["turn_choice"]))
+    return int(kernel.river_option(h0, h1, board, p["qual"], p["river_kind"], p["river_mult"], p["base"], p["unit"],
+                                   p["fold_river"], used, cnt))
 
 
 def play_rounds(decks, p, ev, dealt) -> None:
@@ -635,11 +707,12 @@ def play_rounds(decks, p, ev, dealt) -> None:
         return
 
     out = np.empty((decks.shape[0], ev.shape[1]), np.int64)
-    board_sim.play_board_rounds(decks, p["hole_class"], p["class_option"], p["pre_kind"], p["flop_lookup"],
-                                p["flop_perm"], p["perms"], p["flop_choice"], p["flop_kind"], p["river_kind"],
-                                p["river_mult"], p["base"], p["unit"], p["fold_river"], p["qual"], p["board_row"],
-                                p["river_table"], p["river_bits"], p["pre_index"], p["flop_index"], p["river_index"],
-                                p["fold_index"], p["side_index"], p["side_fold"], p["side_paid_on_fold"], out, dealt)
+    board_sim.play_board_rounds(decks, p["hole_class"], p["class_option"], p["n_opts"], p["kinds"], p["next_level"],
+                                p["flop_lookup"], p["flop_perm"], p["perms"], p["flop_choice"], p["rep_perm"],
+                                p["rep_cards"], p["turn_choice"], p["river_kind"], p["river_mult"], p["base"],
+                                p["unit"], p["fold_river"], p["qual"], p["board_row"], p["river_table"],
+                                p["river_bits"], p["index"], p["fold_index"], p["side_index"], p["side_fold"],
+                                p["side_paid_on_fold"], out, dealt)
     if (out < 0).any():
         from certify.games.kernels import KernelError
 

@@ -5,7 +5,8 @@ The counting is ``certify.rules.board_streets_kernel`` (``showdown_codes_by_suit
 ``path_counts``): the six cells (the dealer qualifies or not, the player wins / ties / loses) and a
 net ``base[cell, category] + m * unit[cell, category]`` (integers, scaled by the sheet's common
 denominator) at the Play's multiple m are the same here. The river decision is taken by the exact
-expectation against every dealer hand the unseen cards make, the flop one from the count's table.
+expectation against every dealer hand the unseen cards make, the flop and turn ones from the count's
+tables.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from numba import njit
 
 from certify.hands import eval7_nb
 
-from certify.rules.board_streets_kernel import ADD, CHECK, FOLD, N_CELLS  # noqa: F401  (the count's own)
+from certify.rules.board_streets_kernel import ADD, CHECK, FOLD, MAX_OPTIONS, N_CELLS  # noqa: F401  (the count's own)
 
 QW, QT, QL, NW, NT, NL = range(N_CELLS)  # dealer qualifies and player wins / ties / loses; it does not
 
@@ -84,6 +85,40 @@ def flop_option(h0, h1, board, flop_lookup, flop_perm, perms, flop_choice):
     p = flop_perm[key]
     a, b = perms[p, h0], perms[p, h1]
     return flop_choice[flop_lookup[key], _pair_index(min(a, b), max(a, b))]
+
+
+@njit(cache=True)
+def turn_option(h0, h1, board, hole_class, rep_perm, rep_cards, perms, turn_choice):
+    """The turn option of the derived strategy: the walk's choice for the hole's class
+    representative (``turn_choice[class]``, 4-card boards by colex rank among the deck less that
+    hole) at the image of ``board[:4]`` under the suit permutation carrying the hole onto it."""
+    k = hole_class[h0, h1]
+    p = rep_perm[h0, h1]
+    a, b = rep_cards[k, 0], rep_cards[k, 1]
+    i0 = i1 = i2 = i3 = 0
+    for i in range(4):
+        c = perms[p, board[i]]
+        c -= (1 if c > a else 0) + (1 if c > b else 0)
+        if i == 0:
+            i0 = c
+        elif i == 1:
+            i1 = c
+        elif i == 2:
+            i2 = c
+        else:
+            i3 = c
+    if i0 > i1:
+        i0, i1 = i1, i0
+    if i2 > i3:
+        i2, i3 = i3, i2
+    if i0 > i2:
+        i0, i2 = i2, i0
+    if i1 > i3:
+        i1, i3 = i3, i1
+    if i1 > i2:
+        i1, i2 = i2, i1
+    rank = i0 + i1 * (i1 - 1) // 2 + i2 * (i2 - 1) * (i2 - 2) // 6 + i3 * (i3 - 1) * (i3 - 2) * (i3 - 3) // 24
+    return turn_choice[k, rank]
 
 
 @njit(cache=True)

@@ -14,12 +14,14 @@ Deck positions: player 0-1, dealer 2-3, the board 4-8 in the order dealt (flop 4
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from numba import njit
 
 from certify.hands import CATEGORY_NAMES, best6_nb, eval5_nb, eval7_nb
 from certify.pool import cpus, map_in_order, row_ranges
-from certify.rules.board_kernel import ADD, FOLD, _pair_index, flop_option, river_option
+from certify.rules.board_kernel import CHECK, FOLD, _pair_index, flop_option, river_option, turn_option
 from certify.rules.board_streets_kernel import _board_class_codes, _board_value
 
 PAIR = CATEGORY_NAMES.index("pair")
@@ -393,15 +395,20 @@ def _settle_sides(ev, r, folded, cat, side_index, side_fold, side_paid_on_fold):
 
 
 @njit(cache=True)
-def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, flop_perm, perms, flop_choice,
-                      flop_kind, river_kind, river_mult, base, unit, fold_river, qual, board_row, river_table,
-                      river_bits, pre_index, flop_index, river_index, fold_index, side_index, side_fold,
+def play_board_rounds(decks, hole_class, class_option, n_opts, kinds, next_level, flop_lookup, flop_perm, perms,
+                      flop_choice, rep_perm, rep_cards, turn_choice, river_kind, river_mult, base, unit, fold_river,
+                      qual, board_row, river_table, river_bits, index, fold_index, side_index, side_fold,
                       side_paid_on_fold, ev, dealt):
-    """Deal and play each deck: player 0-1, dealer 2-3, flop 4-6, turn and river 7-8. Preflop by the
-    class table, the flop by the table of the canonical flop (``flop_option``), the river by the
-    river option table (``river_option_table``, its row per board colex rank ``board_row``; a board
-    outside it by ``river_option``); then the showdown. ``ev[r, 0]``: the main event (-1 where the
-    sheet has none: a defect); ``ev[r, 1 + s]``: side s.
+    """Deal and play each deck: player 0-1, dealer 2-3, flop 4-6, turn and river 7-8. The decisions
+    by level (board cards seen 0, 3, 4, 5: ``n_opts`` options there, 0 none; ``kinds``; ``next_level``
+    the level of the next decision, -1 none): preflop by the class table, the flop by the table of
+    the canonical flop (``flop_option``), the turn by the class representative's table
+    (``turn_option``), the river by the river option table (``river_option_table``, its row per
+    board colex rank ``board_row``; a board outside it by ``river_option``); a check goes on to the
+    next decision, a fold or a Play ends them (a Play made, every later decision is skipped), and
+    the last one's option is played to the showdown. ``ev[r, 0]``: the main event (``index[level,
+    option, cell, category]``, ``fold_index[level]``; -1 where the sheet has none: a defect);
+    ``ev[r, 1 + s]``: side s.
 
     The rounds reaching the river are read from the tables after the loop, in two passes (the rows,
     then the options): the reads of one pass do not wait for each other."""
@@ -415,6 +422,7 @@ def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, fl
     cell_of = np.empty(n, np.int64)
     cat_of = np.empty(n, np.int64)
     n_waiting = 0
+    river = n_opts.size - 1  # the level after 5 board cards
     for r in range(n):
         h0, h1 = np.int64(decks[r, 0]), np.int64(decks[r, 1])
         for i in range(5):
@@ -425,30 +433,26 @@ def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, fl
         dealt[r] = cat
         q = theirs >= qual
         cell = (0 if q else 3) + (0 if mine > theirs else 1 if mine == theirs else 2)
-        folded = False
+        level = 0
         o = class_option[hole_class[h0, h1]]
-        if pre_kind[o] == ADD:
-            ev[r, 0] = pre_index[o, cell, cat]
-        elif pre_kind[o] == FOLD:
-            ev[r, 0] = fold_index[0]
-            folded = True
-        else:
-            fo = flop_option(h0, h1, board, flop_lookup, flop_perm, perms, flop_choice)
-            if flop_kind[fo] == ADD:
-                ev[r, 0] = flop_index[fo, cell, cat]
-            elif flop_kind[fo] == FOLD:
-                ev[r, 0] = fold_index[1]
-                folded = True
+        while kinds[level, o] == CHECK and next_level[level] >= 0 and next_level[level] != river:
+            level = next_level[level]
+            if level == 1:
+                o = flop_option(h0, h1, board, flop_lookup, flop_perm, perms, flop_choice)
             else:
-                rank, labels = canonical_board(board[0], board[1], board[2], board[3], board[4])
-                a, b = _relabel(h0, labels), _relabel(h1, labels)
-                waiting[n_waiting] = r
-                rank_of[n_waiting] = rank
-                at_of[n_waiting] = _pair_index(min(a, b), max(a, b)) * river_bits
-                cell_of[n_waiting] = cell
-                cat_of[n_waiting] = cat
-                n_waiting += 1
-                continue
+                o = turn_option(h0, h1, board, hole_class, rep_perm, rep_cards, perms, turn_choice)
+        if kinds[level, o] == CHECK and next_level[level] == river:
+            rank, labels = canonical_board(board[0], board[1], board[2], board[3], board[4])
+            a, b = _relabel(h0, labels), _relabel(h1, labels)
+            waiting[n_waiting] = r
+            rank_of[n_waiting] = rank
+            at_of[n_waiting] = _pair_index(min(a, b), max(a, b)) * river_bits
+            cell_of[n_waiting] = cell
+            cat_of[n_waiting] = cat
+            n_waiting += 1
+            continue
+        folded = kinds[level, o] == FOLD
+        ev[r, 0] = fold_index[level] if folded else index[level, o, cell, cat]
         _settle_sides(ev, r, folded, cat, side_index, side_fold, side_paid_on_fold)
     for j in range(n_waiting):
         rank_of[j] = board_row[rank_of[j]]  # the table's row (-1: not in it)
@@ -464,8 +468,11 @@ def play_board_rounds(decks, hole_class, class_option, pre_kind, flop_lookup, fl
             ro = river_option(np.int64(decks[r, 0]), np.int64(decks[r, 1]), board, qual, river_kind, river_mult,
                               base, unit, fold_river, used, cnt)
         folded = river_kind[ro] == FOLD
-        ev[r, 0] = fold_index[2] if folded else river_index[ro, cell_of[j], cat_of[j]]
+        ev[r, 0] = fold_index[river] if folded else index[river, ro, cell_of[j], cat_of[j]]
         _settle_sides(ev, r, folded, cat_of[j], side_index, side_fold, side_paid_on_fold)
+
+
+_RIVER_TABLES: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def river_table(spec, bc, n_chunks: int = 64) -> tuple[np.ndarray, np.ndarray, int]:
@@ -478,15 +485,21 @@ def river_table(spec, bc, n_chunks: int = 64) -> tuple[np.ndarray, np.ndarray, i
 
     shape = bc.shape
     base, unit, den = _scaled(shape)
-    river = shape.stages[2]
+    river = next(d for d in shape.stages if d.board_cards == 5)
     bits = next(b for b in (1, 2, 4, 8) if len(river.kinds) <= 1 << b)
     flops = canonical_flops()[0] if bc.flops is None else bc.flops
 
-    def compute():
-        boards = canonical_boards_of_flops(np.ascontiguousarray(flops, np.int64))
-        table = river_option_table(boards, int(shape.qualify), np.array(river.kinds, np.int64),
-                                   np.array([int(m) for m in river.mults], np.int64), base, unit,
-                                   int(-shape.stake * den), bits, n_chunks)
+    args = (int(shape.qualify), np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
+            base, unit, int(-shape.stake * den), bits)
+    key = hashlib.sha256(repr(args[:3] + args[5:]).encode() + base.tobytes() + unit.tobytes()
+                         + np.ascontiguousarray(flops, np.int64).tobytes()).hexdigest()
+
+    def compute():  # the same river rules give the same table (games differing before the river share it)
+        if key not in _RIVER_TABLES:
+            boards = canonical_boards_of_flops(np.ascontiguousarray(flops, np.int64))
+            _RIVER_TABLES.clear()  # one kept (22 MB for the full deck)
+            _RIVER_TABLES[key] = boards, river_option_table(boards, *args, n_chunks)
+        boards, table = _RIVER_TABLES[key]
         return {"boards": boards, "table": table}, {"bits": bits}
 
     if len(flops) == N_CANONICAL_FLOPS:  # the full game: a table of the spec alone

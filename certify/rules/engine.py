@@ -776,8 +776,8 @@ class DerivedStrategy:
     """The optimal strategy the exact analysis derives, read from the tables the bulk kernel plays
     (``certify.rules.kernel.rules_kernel``) through the kernel's own decision functions, so the
     round engine and the simulation decide alike: Let It Ride's shape (``induction_first`` /
-    ``induction_second``), the board shape (the preflop class table, ``flop_option``,
-    ``river_option``). ``kernel``: one already built (a test's smaller game)."""
+    ``induction_second``), the board shape (``certify.rules.board.derived_option``: the preflop class
+    table, ``flop_option``, ``turn_option``, ``river_option``). ``kernel``: one already built (a test's smaller game)."""
 
     def __init__(self, spec: RulesSpec, kernel=None):
         from certify.games.kernels import KernelError, kernel_for
@@ -810,16 +810,9 @@ class DerivedStrategy:
             o1 = [o.name for o in self.spec.decisions[0].options].index(taken[0])
             return options[int(induction_second(seen, o1, p["stake"], p["pay"], p["lines"], p["path_of"],
                                                 p["tie_order"], p["den"]))].name
-        from certify.rules import board_kernel as bk
+        from certify.rules.board import derived_option
 
-        h0, h1 = int(cards[0]), int(cards[1])
-        if d == 0:
-            o = int(p["class_option"][p["hole_class"][h0, h1]])
-        elif d == 1:
-            o = int(bk.flop_option(h0, h1, seen[2:], p["flop_lookup"], p["flop_perm"], p["perms"], p["flop_choice"]))
-        else:
-            o = int(bk.river_option(h0, h1, seen[2:], p["qual"], p["river_kind"], p["river_mult"], p["base"],
-                                    p["unit"], p["fold_river"], self._used, self._cnt))
+        o = derived_option(p, self.stages[d].board_cards, int(cards[0]), int(cards[1]), seen[2:], self._used, self._cnt)
         return self.stages[d].names[o]
 
     def decide(self, view: RulesView) -> str:
