@@ -354,15 +354,22 @@ def issued_at_or_now(issued_at: datetime | None = None) -> datetime:
 
 
 def preflight(spec_path: Path, profile: RunProfile, issued_at: datetime | None = None) -> None:
-    """Every check that can fail before the minutes of work: the report date, the kernel's
-    integer tables (pays the 64-bit tallies can hold) and the simulation size."""
+    """Every check that fails in seconds, before the minutes of work: the report date, the
+    simulation size and the kernel's integer tables (pays the 64-bit tallies can hold) where the
+    kernel is built from the spec's rules alone. A kernel built from the exact count
+    (``certify.rules.kernel.built_from_count``: minutes when cold) is built, and so checked, by the
+    simulation from the count the PAR sheet made, with the batteries running beside them since the
+    start; its failure stops the batteries and no report is written."""
+    from certify.rules.kernel import built_from_count
     from certify.simulate import engine_kernel
+    from certify.spec import load_spec
     from certify.validate import check_rounds, source_date_epoch
 
     if issued_at is None:
         source_date_epoch()
     check_rounds(profile.rounds, f"profile {profile.name}: rounds")
-    engine_kernel(str(spec_path), None)
+    if not built_from_count(load_spec(spec_path)):
+        engine_kernel(str(spec_path), None)  # memoised: the simulation plays this one
 
 
 def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, seed: int, workers: int,
@@ -502,6 +509,8 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
 
     sizes: dict[str, Any] = {}
     batteries = "RNG and shuffle batteries"
+    # started before the PAR sheet, the kernel (a count for some specs) and the simulation: they
+    # run beside all of it; any error after this point stops them (finally) before a report exists
     pending = _Concurrent.start(lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress),
                                 workers)
     try:
