@@ -396,6 +396,16 @@ def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, se
     return fixtures
 
 
+def _compile_ahead(spec_path: Path) -> None:
+    """The simulation's kernels into numba's on-disk cache (``certify.simulate.compile_ahead``), in the
+    battery process before its batteries: cold, the caller's PAR sheet compiles on one core for
+    minutes, and its simulation then loads these instead of compiling them. Not for a kernel built
+    from the count (the battery process has no count)."""
+    from certify import simulate as sim
+
+    sim.compile_ahead(spec_path)
+
+
 class _Concurrent:
     """One part run in a forked process beside the rest of the run: the batteries (minutes of
     numba compilation when cold, single-threaded) overlap the PAR sheet and the simulation, which
@@ -406,21 +416,31 @@ class _Concurrent:
         self.process, self.receiver = process, receiver
 
     @classmethod
-    def start(cls, fn: Callable[[], Any], workers: int) -> "_Concurrent | None":
-        """Start ``fn`` in a forked process; None where that is not wanted (one worker) or possible."""
+    def start(cls, fn: Callable[[], Any], workers: int,
+              ahead: Callable[[], None] | None = None) -> "_Concurrent | None":
+        """Start ``fn`` in a forked process, after ``ahead`` there (see ``_child``); None where that is
+        not wanted (one worker) or possible."""
         from multiprocessing import get_all_start_methods, get_context
 
         if workers < 2 or "fork" not in get_all_start_methods():
             return None
         context = get_context("fork")
         receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=cls._child, args=(fn, sender), daemon=True)
+        process = context.Process(target=cls._child, args=(fn, sender, ahead), daemon=True)
         process.start()
         sender.close()
         return cls(process, receiver)
 
     @staticmethod
-    def _child(fn: Callable[[], Any], sender) -> None:
+    def _child(fn: Callable[[], Any], sender, ahead: Callable[[], None] | None = None) -> None:
+        if ahead is not None:
+            # Work done ahead for the caller, whose result is only numba's on-disk cache (the
+            # simulation's kernels, compiled while the caller's PAR sheet runs): a failure here
+            # costs the caller its own compile, never a result, so it is not the part's failure.
+            try:
+                ahead()
+            except Exception:  # noqa: BLE001
+                pass
         start = time.perf_counter()
         try:
             outcome = ("value", fn())
@@ -480,6 +500,7 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
     from certify import __version__ as suite_version
     from certify.report import Product, ReportInput, paytable_identity, write_report
     from certify.report.identify import file_sha256, software_inventory
+    from certify.rules.kernel import built_from_count
     from certify.spec import load_spec, resolve_spec_path
     from rng import __version__ as rng_version
     from rng.streams import seed_commitment
@@ -512,7 +533,7 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
     # started before the PAR sheet, the kernel (a count for some specs) and the simulation: they
     # run beside all of it; any error after this point stops them (finally) before a report exists
     pending = _Concurrent.start(lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress),
-                                workers)
+                                workers, None if built_from_count(game) else lambda: _compile_ahead(spec_path))
     try:
         if pending is None:
             got = part(batteries, lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))

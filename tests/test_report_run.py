@@ -300,3 +300,58 @@ def test_a_kernel_check_failing_after_the_batteries_started_stops_them_and_write
     monkeypatch.undo()  # and with the kernel built in preflight, the same spec fails before any battery
     with pytest.raises(KernelError, match="64-bit"):
         run_module.preflight(spec, run_module.PROFILES["quick"])
+
+
+def test_work_ahead_in_the_battery_process_never_decides_its_result():
+    """The battery process first compiles the simulation's kernels for the caller (only numba's
+    cache comes of it): a failure there leaves the batteries' result as it is."""
+
+    def broken_ahead():
+        raise RuntimeError("compile ahead broke")
+
+    pending = run_module._Concurrent.start(lambda: 42, 2, broken_ahead)
+    if pending is None:
+        pytest.skip("no fork on this platform")
+    try:
+        value, _ = pending.result()
+    finally:
+        pending.stop()
+    assert value == 42
+
+
+@pytest.mark.slow
+def test_compile_ahead_leaves_the_simulation_nothing_to_compile(tmp_path):
+    """In a fresh numba cache, ``certify.simulate.compile_ahead`` in one process, then a simulation
+    and its verification in another: that one loads every kernel and compiles none of its own."""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        d = (ev.data or {}).get("dispatcher")
+        compiled.append(d.py_func.__module__ + "." + d.py_func.__qualname__ if d is not None else "?")
+    def on_end(self, ev):
+        pass
+from certify import simulate as sim
+from certify.analysis.cache import load_or_compute
+from certify.spec import load_spec
+if sys.argv[1] == "ahead":
+    sim.compile_ahead(sys.argv[2])
+else:
+    sheet = load_or_compute(load_spec(sys.argv[2]))[0]
+    event.register("numba:compile", Listener())
+    sim.verify(sim.simulate(sys.argv[2], 20_000, 1, workers=1), sheet, confirm_failures=False)
+    print("compiled:", sorted(set(compiled)))
+"""
+    env = dict(__import__("os").environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    for spec in ("five_card_mulligan", "texas_holdem_bonus"):
+        for step in ("ahead", "simulate"):
+            done = subprocess.run([sys.executable, "-c", script, step, spec], env=env, capture_output=True,
+                                  text=True, timeout=1800)
+            assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "compiled: []", done.stdout
