@@ -71,7 +71,9 @@ def one_run(spec: str, cache: Path, out: Path, config: Path, stages: Path | None
 STAGES_ENV = "CERTIFY_BENCH_STAGES"
 STAGED = {"certify.run": ("rng_and_shuffle_sections", "par_sheet_section", "kernel_tables_section",
                           "simulation_section", "procedures_section"),
+          "certify.simulate": ("compile_ahead",),  # in the battery process, before its batteries
           "certify.report": ("write_report",)}
+LAST_FORKED_STAGE = "rng_and_shuffle_sections"  # the forked battery process ends after it
 
 
 class _Stages:
@@ -134,7 +136,7 @@ class _Stages:
             finally:
                 self.write(name, time.perf_counter() - wall, self.cpu() - cpu)
                 self.current = before
-                if os.getpid() != self.pid:  # the forked batteries: no atexit there (os._exit)
+                if os.getpid() != self.pid and name == LAST_FORKED_STAGE:  # no atexit there (os._exit)
                     self.close(0.0)
         return staged
 

@@ -551,7 +551,7 @@ def all_five_card_hands() -> np.ndarray:
     return all_boards(52).astype(np.uint8)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _seven_card_category_counts(first_cards):
     """Category counts of every 7-card hand whose lowest card is in first_cards.
 
@@ -576,5 +576,10 @@ def _seven_card_category_counts(first_cards):
 
 
 def seven_card_category_counts() -> np.ndarray:
-    """Category counts over all C(52, 7) = 133,784,560 seven-card hands (index = Category)."""
-    return _seven_card_category_counts(np.arange(46, dtype=np.int64))
+    """Category counts over all C(52, 7) = 133,784,560 seven-card hands (index = Category), the
+    lowest cards dealt round-robin to one chunk per usable CPU on ``certify.pool``'s threads."""
+    from certify.pool import map_in_order
+
+    workers = _usable_cpus()
+    chunks = [(np.arange(w, 46, workers, dtype=np.int64),) for w in range(workers)]
+    return np.sum(map_in_order(_seven_card_category_counts, chunks, workers), axis=0)
