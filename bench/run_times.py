@@ -16,7 +16,9 @@ stages (``certify.run``'s section functions, the report writer) and listens to n
 ``numba:compile`` events (``numba.core.event``: real compiles only, a numba-cache load fires none):
 each stage's wall, CPU (its process, its threads and the worker processes it reaped) and the
 time numba spent compiling in it are printed under the row, with the kernels that compiled more
-than one signature. The batteries run in their own forked process; their line is that process's.
+than one signature. The batteries run in their own forked process; their line is that process's
+(with ``compile_ahead`` before them), and its CPU is taken out of the stage of the caller that
+reaped it (multiprocessing reaps a finished child when it starts another: the simulation's workers).
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ def one_run(spec: str, cache: Path, out: Path, config: Path, stages: Path | None
 STAGES_ENV = "CERTIFY_BENCH_STAGES"
 STAGED = {"certify.run": ("rng_and_shuffle_sections", "par_sheet_section", "kernel_tables_section",
                           "simulation_section", "procedures_section"),
+          "certify.simulate": ("compile_ahead",),  # in the battery process, before its batteries
           "certify.report": ("write_report",)}
+LAST_FORKED_STAGE = "rng_and_shuffle_sections"  # the forked battery process ends after it
 
 
 class _Stages:
@@ -117,11 +121,20 @@ class _Stages:
         me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
-    def write(self, stage: str, wall: float, cpu: float) -> None:
+    def forked_pids(self) -> set[int]:
+        """The forked battery processes that wrote stage lines (their rows name their pid)."""
+        try:
+            rows = [json.loads(line) for line in open(self.path, encoding="utf-8") if line.strip()]
+        except OSError:
+            return set()
+        return {row["pid"] for row in rows if row["pid"] != self.pid}
+
+    def write(self, stage: str, wall: float, cpu: float, reaped: list[int] | None = None) -> None:
         compiled = self.compiles.pop(stage, [0.0, 0.0])
         with open(self.path, "a", encoding="utf-8") as out:
             out.write(json.dumps({"pid": os.getpid(), "stage": stage, "wall": wall, "cpu": cpu,
-                                  "compile_wall": compiled[0], "compile_cpu": compiled[1]}) + "\n")
+                                  "compile_wall": compiled[0], "compile_cpu": compiled[1],
+                                  "reaped": reaped or []}) + "\n")
 
     def wrap(self, name: str, fn):
         def staged(*args, **kwargs):
@@ -129,19 +142,24 @@ class _Stages:
                 self.forked, self.kernels, self.by_kernel, self.shape_errors = True, {}, {}, []
             before, self.current = self.current, name
             wall, cpu = time.perf_counter(), self.cpu()
+            alive = {pid for pid in self.forked_pids() if os.path.exists(f"/proc/{pid}")}
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.write(name, time.perf_counter() - wall, self.cpu() - cpu)
+                # a battery process reaped in this stage (multiprocessing reaps finished children
+                # when it starts a process, e.g. the simulation's workers) adds its whole CPU to
+                # RUSAGE_CHILDREN here: print_stages takes it out again
+                reaped = sorted(pid for pid in alive if not os.path.exists(f"/proc/{pid}"))
+                self.write(name, time.perf_counter() - wall, self.cpu() - cpu, reaped)
                 self.current = before
-                if os.getpid() != self.pid:  # the forked batteries: no atexit there (os._exit)
+                if os.getpid() != self.pid and name == LAST_FORKED_STAGE:  # no atexit there (os._exit)
                     self.close(0.0)
         return staged
 
     def close(self, wall: float) -> None:
         """The whole process (start-up and what no stage covers is ``start-up``); kernels with
         more than one compiled signature."""
-        self.write("start-up", wall, self.cpu())
+        self.write("start-up", wall, self.cpu(), sorted(self.forked_pids()) if os.getpid() == self.pid else [])
         ours = {k: v for k, v in self.kernels.items() if k.startswith(("certify.", "rng."))}
         twice = {k: sorted(v) for k, v in ours.items() if len(v) > 1}
         slowest = sorted(self.by_kernel.items(), key=lambda kv: -kv[1])[:12]
@@ -176,7 +194,10 @@ def print_stages(path: Path) -> None:
     if not path.exists():
         return
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    forked_cpu = {row["pid"]: row["cpu"] for row in rows if row["stage"] == "start-up" and row["wall"] == 0}
     for row in rows:
+        if "cpu" in row:  # a battery process reaped in this stage: its CPU is its own line's
+            row["cpu"] -= sum(forked_cpu.get(pid, 0.0) for pid in row.get("reaped", []))
         if row["stage"] == "kernels":
             twice = "; ".join(f"{k} x{len(v)}" for k, v in row["signatures"].items()) or "none"
             print(f"{'':36s} pid {row['pid']}: {row['compiled']} kernels compiled, more than one signature: {twice}")

@@ -27,11 +27,12 @@ beyond the cards. They do not check their input: cards must be distinct ints in 
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
 from enum import IntEnum
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from certify.cards import CardError
 
@@ -66,7 +67,9 @@ CATEGORY_SHIFT = 20
 N_RANKS = 13
 
 # ---------------------------------------------------------------------------------------------
-# The value of a set of ranks: the readable rules, used once to fill the tables.
+# The value of a set of ranks: the readable rules, used once to fill the tables. Plain numpy over
+# every rank set at once (no compiled kernel: compiling the table builders cost every cold process
+# about 6 s of CPU; numpy builds all the tables in about 0.2 s).
 # ---------------------------------------------------------------------------------------------
 
 
@@ -76,87 +79,89 @@ def _pack(category, r0, r1, r2, r3, r4):
     return (category << 20) | (r0 << 16) | (r1 << 12) | (r2 << 8) | (r3 << 4) | r4
 
 
-@njit(cache=True)
-def _straight_top(mask):
-    """Top rank of the highest straight in a 13-bit rank mask, 3 for the wheel, -1 for none."""
-    for top in range(12, 3, -1):
-        if (mask >> (top - 4)) & 0x1F == 0x1F:
-            return top
-    if mask & 0x100F == 0x100F:  # A, 2, 3, 4, 5: the ace plays low
-        return 3
-    return -1
+_RANKS = np.arange(N_RANKS, dtype=np.int64)
+_MASKS = np.arange(1 << N_RANKS, dtype=np.int64)  # every 13-bit set of ranks
+# The highest rank in a set of ranks (-1: none); exact, as the masks are below 2**53.
+_HIGHEST = np.where(_MASKS > 0, np.floor(np.log2(np.maximum(_MASKS, 1))).astype(np.int64), -1)
 
 
-@njit(cache=True)
-def _highest(counts, at_least, skip1, skip2):
-    """Highest rank with count >= at_least other than skip1 and skip2 (-1 when none)."""
-    for r in range(12, -1, -1):
-        if counts[r] >= at_least and r != skip1 and r != skip2:
-            return r
-    return -1
+def _straight_tops(masks: np.ndarray) -> np.ndarray:
+    """Top rank of the highest straight in each 13-bit rank mask, 3 for the wheel, -1 for none."""
+    top = np.full(masks.shape, -1, np.int64)
+    top[masks & 0x100F == 0x100F] = 3  # A, 2, 3, 4, 5: the ace plays low
+    for t in range(4, N_RANKS):
+        top[(masks >> (t - 4)) & 0x1F == 0x1F] = t
+    return top
 
 
-@njit(cache=True)
-def _flush_value(mask):
-    """Best 5-card hand from a mask of 5..7 ranks of one suit: straight flush or flush."""
-    top = _straight_top(mask)
-    if top == 12:
-        return _pack(9, 12, 0, 0, 0, 0)
-    if top >= 0:
-        return _pack(8, top, 0, 0, 0, 0)
-    r = np.full(5, 0, np.int64)
-    n = 0
-    for rank in range(12, -1, -1):
-        if n < 5 and (mask >> rank) & 1:
-            r[n] = rank
-            n += 1
-    return _pack(5, r[0], r[1], r[2], r[3], r[4])
+_STRAIGHT_TOP = _straight_tops(_MASKS)
 
 
-@njit(cache=True)
-def _counts_value(counts):
-    """Best 5-card hand, ignoring flushes, from the rank counts of 5 to 7 cards.
+def _bit(rank: np.ndarray) -> np.ndarray:
+    """The mask of each rank (0 for -1, none)."""
+    return np.where(rank >= 0, np.int64(1) << np.maximum(rank, 0), 0)
+
+
+def _packed(category: int, *ranks: np.ndarray) -> np.ndarray:
+    """``_pack`` over arrays: the category above up to five tie-break ranks."""
+    out = np.int64(category) << CATEGORY_SHIFT
+    for place, rank in enumerate(ranks):
+        out = out | (np.asarray(rank, np.int64) << (16 - 4 * place))
+    return out
+
+
+def _top_five(masks: np.ndarray) -> list[np.ndarray]:
+    """The five highest ranks of each mask, high first (0 where a mask holds fewer)."""
+    ranks = []
+    for _ in range(5):
+        rank = _HIGHEST[masks]
+        ranks.append(np.maximum(rank, 0))
+        masks = masks & ~_bit(rank)
+    return ranks
+
+
+def _counts_values(counts: np.ndarray) -> np.ndarray:
+    """Best 5-card hand, ignoring flushes, from rows of rank counts of 5 to 7 cards.
 
     Kickers are the highest ranks not already used; a sixth or seventh card never counts.
     """
-    mask = 0
-    for r in range(13):
-        if counts[r] > 0:
-            mask |= 1 << r
-    quad = _highest(counts, 4, -1, -1)
-    if quad >= 0:
-        return _pack(7, quad, _highest(counts, 1, quad, -1), 0, 0, 0)
-    trips = _highest(counts, 3, -1, -1)
-    if trips >= 0:
-        pair = _highest(counts, 2, trips, -1)  # may be a second set of trips
-        if pair >= 0:
-            return _pack(6, trips, pair, 0, 0, 0)
-    top = _straight_top(mask)
-    if top >= 0:
-        return _pack(4, top, 0, 0, 0, 0)
-    if trips >= 0:
-        k1 = _highest(counts, 1, trips, -1)
-        k2 = _highest(counts, 1, trips, k1)
-        return _pack(3, trips, k1, k2, 0, 0)
-    p1 = _highest(counts, 2, -1, -1)
-    if p1 >= 0:
-        p2 = _highest(counts, 2, p1, -1)
-        if p2 >= 0:
-            return _pack(2, p1, p2, _highest(counts, 1, p1, p2), 0, 0)
-        k1 = _highest(counts, 1, p1, -1)
-        k2 = _highest(counts, 1, p1, k1)
-        rest = counts.copy()
-        rest[p1] = 0
-        rest[k1] = 0
-        rest[k2] = 0
-        return _pack(1, p1, k1, k2, _highest(rest, 1, -1, -1), 0)
-    r = np.full(5, 0, np.int64)
-    n = 0
-    for rank in range(12, -1, -1):
-        if n < 5 and counts[rank] > 0:
-            r[n] = rank
-            n += 1
-    return _pack(0, r[0], r[1], r[2], r[3], r[4])
+    counts = np.asarray(counts, np.int64).reshape(-1, N_RANKS)
+    bits = np.int64(1) << _RANKS
+    any_, two, three, four = ((counts >= k).astype(np.int64) @ bits for k in (1, 2, 3, 4))
+    quad, trips, pair = _HIGHEST[four], _HIGHEST[three], _HIGHEST[two]
+    full_pair = _HIGHEST[two & ~_bit(trips)]  # may be a second set of trips
+    second_pair = _HIGHEST[two & ~_bit(pair)]
+    k1_trips = _HIGHEST[any_ & ~_bit(trips)]
+    k1 = _HIGHEST[any_ & ~_bit(pair)]
+    k2 = _HIGHEST[any_ & ~_bit(pair) & ~_bit(k1)]
+    top = _STRAIGHT_TOP[any_]
+    cases = (  # the first that holds decides
+        (quad >= 0, _packed(7, quad, _HIGHEST[any_ & ~_bit(quad)])),
+        ((trips >= 0) & (full_pair >= 0), _packed(6, trips, full_pair)),
+        (top >= 0, _packed(4, top)),
+        (trips >= 0, _packed(3, trips, k1_trips, _HIGHEST[any_ & ~_bit(trips) & ~_bit(k1_trips)])),
+        ((pair >= 0) & (second_pair >= 0),
+         _packed(2, pair, second_pair, _HIGHEST[any_ & ~_bit(pair) & ~_bit(second_pair)])),
+        (pair >= 0, _packed(1, pair, k1, k2, _HIGHEST[any_ & ~_bit(pair) & ~_bit(k1) & ~_bit(k2)])),
+    )
+    return np.select([held for held, _ in cases], [value for _, value in cases], _packed(0, *_top_five(any_)))
+
+
+def _flush_values(masks: np.ndarray) -> np.ndarray:
+    """Best 5-card hand from masks of 5..7 ranks of one suit: straight flush or flush."""
+    masks = np.asarray(masks, np.int64)
+    top = _STRAIGHT_TOP[masks]
+    return np.select([top == 12, top >= 0], [_packed(9, 12), _packed(8, top)], _packed(5, *_top_five(masks)))
+
+
+def _counts_value(counts) -> int:
+    """``_counts_values`` of one row of 13 rank counts."""
+    return int(_counts_values(counts)[0])
+
+
+def _flush_value(mask: int) -> int:
+    """``_flush_values`` of one rank mask."""
+    return int(_flush_values(np.array([mask], np.int64))[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,115 +169,64 @@ def _counts_value(counts):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _rank_multisets(n_cards):
-    """Base-5 keys and values of every multiset of n_cards ranks with no rank more than 4 times."""
-    # Walk the non-decreasing rank sequences r[0] <= ... <= r[n-1] like an odometer. Arrays of
-    # C(n + 12, n) entries (every sequence), not lists: numba compiles lists for seconds.
-    bound = 1
-    for i in range(n_cards):
-        bound = bound * (13 + i) // (i + 1)
-    keys = np.empty(bound, np.int64)
-    values = np.empty(bound, np.int32)
-    n_keys = 0
-    r = np.zeros(n_cards, np.int64)
-    counts = np.zeros(13, np.int64)
-    pow5 = np.ones(13, np.int64)
-    for i in range(1, 13):
-        pow5[i] = pow5[i - 1] * 5
-    while True:
-        counts[:] = 0
-        for i in range(n_cards):
-            counts[r[i]] += 1
-        most = 0
-        for rank in range(13):
-            most = max(most, counts[rank])
-        if most <= 4:
-            key = 0
-            for rank in range(13):
-                key += counts[rank] * pow5[rank]
-            keys[n_keys] = key
-            values[n_keys] = _counts_value(counts)
-            n_keys += 1
-        i = n_cards - 1
-        while i >= 0 and r[i] == 12:
-            i -= 1
-        if i < 0:
-            break
-        r[i] += 1
-        for j in range(i + 1, n_cards):
-            r[j] = r[i]
-    return keys[:n_keys].copy(), values[:n_keys].copy()
+def _rank_multisets(n_cards: int) -> tuple[np.ndarray, np.ndarray]:
+    """Base-5 keys (int64) and values (int32) of every multiset of n_cards ranks with no rank more
+    than 4 times, in the order of their non-decreasing rank sequences (lexicographic)."""
+    sequences = np.array(list(itertools.combinations_with_replacement(range(N_RANKS), n_cards)), np.int64)
+    cells = (np.arange(len(sequences), dtype=np.int64)[:, None] * N_RANKS + sequences).ravel()
+    counts = np.bincount(cells, minlength=len(sequences) * N_RANKS).reshape(len(sequences), N_RANKS)
+    counts = counts[counts.max(axis=1) <= 4]
+    return counts @ (np.int64(5) ** _RANKS), _counts_values(counts).astype(np.int32)
 
 
-@njit(cache=True)
-def _place_buckets(keys, multiplier, bucket_bits, slot_bits):
+def _place_buckets(keys: np.ndarray, multiplier: int, bucket_bits: int, slot_bits: int):
     """Hash-and-displace: one XOR displacement per bucket making every key's slot unique.
 
-    Returns (displacements, slot of each key), or an empty displacement array when some bucket
-    cannot be placed (the caller then tries another multiplier).
+    Buckets are placed biggest first (ties: lower bucket first), each at its smallest
+    displacement. Returns (displacements, slot of each key), or an empty displacement array when
+    some bucket cannot be placed (the caller then tries another multiplier).
     """
-    n_buckets = 1 << bucket_bits
-    n_slots = 1 << slot_bits
-    bucket = np.empty(len(keys), np.int64)
-    base = np.empty(len(keys), np.int64)
-    for i in range(len(keys)):
-        h = keys[i] * multiplier  # wraps modulo 2**64
-        bucket[i] = (h >> (64 - bucket_bits)) & (n_buckets - 1)
-        base[i] = (h >> (64 - bucket_bits - slot_bits)) & (n_slots - 1)
-    start = np.zeros(n_buckets + 1, np.int64)
-    for i in range(len(keys)):
-        start[bucket[i] + 1] += 1
-    sizes = start[1:].copy()
-    for b in range(n_buckets):
-        start[b + 1] += start[b]
-    # Stable counting sorts, as np.argsort(..., kind="mergesort") orders them (compiling numba's
-    # mergesort cost seconds at every cold import): the keys by bucket, the buckets by size descending.
-    order = np.empty(len(keys), np.int64)
-    fill = start[:-1].copy()
-    for i in range(len(keys)):
-        order[fill[bucket[i]]] = i
-        fill[bucket[i]] += 1
-    largest = 0
-    for b in range(n_buckets):
-        largest = max(largest, sizes[b])
-    by_size = np.empty(n_buckets, np.int64)
-    at = 0
-    for size in range(largest, -1, -1):
-        for b in range(n_buckets):
-            if sizes[b] == size:
-                by_size[at] = b
-                at += 1
-    taken = np.zeros(n_slots, np.bool_)
+    n_buckets, n_slots = 1 << bucket_bits, 1 << slot_bits
+    h = np.asarray(keys, np.int64) * np.int64(multiplier)  # wraps modulo 2**64, as the evaluators' does
+    bucket = (h >> (64 - bucket_bits)) & (n_buckets - 1)
+    base = ((h >> (64 - bucket_bits - slot_bits)) & (n_slots - 1)).tolist()
+    sizes = np.bincount(bucket, minlength=n_buckets)
+    start = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+    order = np.argsort(bucket, kind="stable").tolist()
+    taken = bytearray(n_slots)
     displacement = np.zeros(n_buckets, np.uint16)
     slot_of = np.empty(len(keys), np.int64)
-    for b in by_size:  # biggest buckets first
+    for b in np.argsort(-sizes, kind="stable").tolist():
         members = order[start[b]:start[b + 1]]
-        if len(members) == 0:
+        if not members:
             break
-        placed = False
-        for d in range(n_slots):
-            ok = True
-            for j in range(len(members)):
-                s = base[members[j]] ^ d
-                if taken[s]:
-                    ok = False
-                    break
-                for m in range(j):  # two keys of one bucket must not share a slot
-                    if base[members[m]] ^ d == s:
-                        ok = False
-                if not ok:
-                    break
-            if ok:
-                for j in range(len(members)):
-                    taken[base[members[j]] ^ d] = True
-                    slot_of[members[j]] = base[members[j]] ^ d
-                displacement[b] = d
-                placed = True
-                break
-        if not placed:
+        bases = [base[m] for m in members]
+        d = _first_free(taken, bases) if len(set(bases)) == len(bases) else n_slots  # equal bases never part
+        if d == n_slots:
             return np.zeros(0, np.uint16), slot_of
+        for m, s in zip(members, bases):
+            taken[s ^ d] = 1
+            slot_of[m] = s ^ d
+        displacement[b] = d
     return displacement, slot_of
+
+
+def _first_free(taken: bytearray, bases: list[int]) -> int:
+    """The smallest d with every ``base ^ d`` slot free (``len(taken)``: none)."""
+    n_slots, d = len(taken), 0
+    if len(bases) == 1:  # most buckets: a plain scan
+        (s0,) = bases
+        while d < n_slots and taken[s0 ^ d]:
+            d += 1
+        return d
+    while d < n_slots:
+        for s in bases:
+            if taken[s ^ d]:
+                break
+        else:
+            return d
+        d += 1
+    return d
 
 
 # Odd 63-bit multipliers tried in turn (fractional parts of sqrt(2), sqrt(3), ... as hex digits).
@@ -292,9 +246,8 @@ def _perfect_hash(n_cards: int, bucket_bits: int, slot_bits: int):
 
 def _flush_table() -> np.ndarray:
     table = np.zeros(1 << N_RANKS, np.int32)
-    for mask in range(1 << N_RANKS):
-        if mask.bit_count() >= 5:
-            table[mask] = _flush_value(mask)
+    flushes = _MASKS[((_MASKS[:, None] >> _RANKS) & 1).sum(axis=1) >= 5]  # 5 or more ranks
+    table[flushes] = _flush_values(flushes)
     return table
 
 
@@ -392,28 +345,33 @@ def eval7_nb(c0, c1, c2, c3, c4, c5, c6):
     return _value7(key, c0, c1, c2, c3, c4, c5, c6)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _batch5(cards, out):
     for i in range(cards.shape[0]):
         out[i] = eval5_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _batch7(cards, out):
     for i in range(cards.shape[0]):
         out[i] = eval7_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4], cards[i, 5], cards[i, 6])
 
 
-@njit(cache=True, parallel=True)
-def _batch7_parallel(cards, out):
-    for i in prange(cards.shape[0]):
-        out[i] = eval7_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4], cards[i, 5], cards[i, 6])
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
-@njit(cache=True, parallel=True)
-def _batch5_parallel(cards, out):
-    for i in prange(cards.shape[0]):
-        out[i] = eval5_nb(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4])
+def _batch_on_threads(kernel, cards: np.ndarray, out: np.ndarray) -> None:
+    """``kernel(cards, out)`` in one chunk per usable CPU on the process's thread pool
+    (``certify.pool``): the kernels release the GIL, and a parfor twin compiled for seconds."""
+    from certify.pool import map_in_order
+
+    workers = min(_usable_cpus(), max(1, cards.shape[0] // 4096))
+    bounds = np.linspace(0, cards.shape[0], workers + 1).astype(np.int64)
+    map_in_order(kernel, [(cards[a:b], out[a:b]) for a, b in zip(bounds[:-1], bounds[1:])], workers)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,10 +477,11 @@ def rank_batch(cards: np.ndarray, parallel: bool = False) -> np.ndarray:
     # compile its own): a fresh C-ordered uint8 copy, lossless for the codes 0..51 checked above
     arr = np.array(arr, dtype=np.uint8, order="C")
     out = np.empty(arr.shape[0], np.int32)
-    if arr.shape[1] == 5:
-        (_batch5_parallel if parallel else _batch5)(arr, out)
+    kernel = _batch5 if arr.shape[1] == 5 else _batch7
+    if parallel:
+        _batch_on_threads(kernel, arr, out)
     else:
-        (_batch7_parallel if parallel else _batch7)(arr, out)
+        kernel(arr, out)
     return out
 
 
@@ -592,7 +551,7 @@ def all_five_card_hands() -> np.ndarray:
     return all_boards(52).astype(np.uint8)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _seven_card_category_counts(first_cards):
     """Category counts of every 7-card hand whose lowest card is in first_cards.
 
@@ -617,5 +576,10 @@ def _seven_card_category_counts(first_cards):
 
 
 def seven_card_category_counts() -> np.ndarray:
-    """Category counts over all C(52, 7) = 133,784,560 seven-card hands (index = Category)."""
-    return _seven_card_category_counts(np.arange(46, dtype=np.int64))
+    """Category counts over all C(52, 7) = 133,784,560 seven-card hands (index = Category), the
+    lowest cards dealt round-robin to one chunk per usable CPU on ``certify.pool``'s threads."""
+    from certify.pool import map_in_order
+
+    workers = _usable_cpus()
+    chunks = [(np.arange(w, 46, workers, dtype=np.int64),) for w in range(workers)]
+    return np.sum(map_in_order(_seven_card_category_counts, chunks, workers), axis=0)

@@ -354,15 +354,22 @@ def issued_at_or_now(issued_at: datetime | None = None) -> datetime:
 
 
 def preflight(spec_path: Path, profile: RunProfile, issued_at: datetime | None = None) -> None:
-    """Every check that can fail before the minutes of work: the report date, the kernel's
-    integer tables (pays the 64-bit tallies can hold) and the simulation size."""
+    """Every check that fails in seconds, before the minutes of work: the report date, the
+    simulation size and the kernel's integer tables (pays the 64-bit tallies can hold) where the
+    kernel is built from the spec's rules alone. A kernel built from the exact count
+    (``certify.rules.kernel.built_from_count``: minutes when cold) is built, and so checked, by the
+    simulation from the count the PAR sheet made, with the batteries running beside them since the
+    start; its failure stops the batteries and no report is written."""
+    from certify.rules.kernel import built_from_count
     from certify.simulate import engine_kernel
+    from certify.spec import load_spec
     from certify.validate import check_rounds, source_date_epoch
 
     if issued_at is None:
         source_date_epoch()
     check_rounds(profile.rounds, f"profile {profile.name}: rounds")
-    engine_kernel(str(spec_path), None)
+    if not built_from_count(load_spec(spec_path)):
+        engine_kernel(str(spec_path), None)  # memoised: the simulation plays this one
 
 
 def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, seed: int, workers: int,
@@ -389,6 +396,16 @@ def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, se
     return fixtures
 
 
+def _compile_ahead(spec_path: Path) -> None:
+    """The simulation's kernels into numba's on-disk cache (``certify.simulate.compile_ahead``), in the
+    battery process before its batteries: cold, the caller's PAR sheet compiles on one core for
+    minutes, and its simulation then loads these instead of compiling them. Not for a kernel built
+    from the count (the battery process has no count)."""
+    from certify import simulate as sim
+
+    sim.compile_ahead(spec_path)
+
+
 class _Concurrent:
     """One part run in a forked process beside the rest of the run: the batteries (minutes of
     numba compilation when cold, single-threaded) overlap the PAR sheet and the simulation, which
@@ -399,21 +416,31 @@ class _Concurrent:
         self.process, self.receiver = process, receiver
 
     @classmethod
-    def start(cls, fn: Callable[[], Any], workers: int) -> "_Concurrent | None":
-        """Start ``fn`` in a forked process; None where that is not wanted (one worker) or possible."""
+    def start(cls, fn: Callable[[], Any], workers: int,
+              ahead: Callable[[], None] | None = None) -> "_Concurrent | None":
+        """Start ``fn`` in a forked process, after ``ahead`` there (see ``_child``); None where that is
+        not wanted (one worker) or possible."""
         from multiprocessing import get_all_start_methods, get_context
 
         if workers < 2 or "fork" not in get_all_start_methods():
             return None
         context = get_context("fork")
         receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=cls._child, args=(fn, sender), daemon=True)
+        process = context.Process(target=cls._child, args=(fn, sender, ahead), daemon=True)
         process.start()
         sender.close()
         return cls(process, receiver)
 
     @staticmethod
-    def _child(fn: Callable[[], Any], sender) -> None:
+    def _child(fn: Callable[[], Any], sender, ahead: Callable[[], None] | None = None) -> None:
+        if ahead is not None:
+            # Work done ahead for the caller, whose result is only numba's on-disk cache (the
+            # simulation's kernels, compiled while the caller's PAR sheet runs): a failure here
+            # costs the caller its own compile, never a result, so it is not the part's failure.
+            try:
+                ahead()
+            except Exception:  # noqa: BLE001
+                pass
         start = time.perf_counter()
         try:
             outcome = ("value", fn())
@@ -473,6 +500,7 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
     from certify import __version__ as suite_version
     from certify.report import Product, ReportInput, paytable_identity, write_report
     from certify.report.identify import file_sha256, software_inventory
+    from certify.rules.kernel import built_from_count
     from certify.spec import load_spec, resolve_spec_path
     from rng import __version__ as rng_version
     from rng.streams import seed_commitment
@@ -502,8 +530,10 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
 
     sizes: dict[str, Any] = {}
     batteries = "RNG and shuffle batteries"
+    # started before the PAR sheet, the kernel (a count for some specs) and the simulation: they
+    # run beside all of it; any error after this point stops them (finally) before a report exists
     pending = _Concurrent.start(lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress),
-                                workers)
+                                workers, None if built_from_count(game) else lambda: _compile_ahead(spec_path))
     try:
         if pending is None:
             got = part(batteries, lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))

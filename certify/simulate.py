@@ -195,6 +195,26 @@ def run_chunk(config: RunConfig, index: int, n: int) -> dict[str, np.ndarray]:
     return tally
 
 
+def compile_ahead(spec_path: str | Path, rounds: int = 64) -> None:
+    """Load or compile, into numba's on-disk cache, the kernels a simulation of this spec and its
+    verification call: a few rounds dealt and played through ``run_chunk`` (the simulation's own
+    code path, so the same signatures), and the dealt-category counts' kernel. For a process beside
+    the PAR sheet (``certify run``): the simulation then loads them instead of compiling them.
+    Nothing is returned and nothing but numba's cache is written."""
+    path = resolve_spec_path(spec_path)
+    kernel = engine_kernel(str(path), None)
+    run_chunk(RunConfig(str(path), file_sha256(path), rounds, 0), 0, rounds)
+    if not kernel.dealt_exact:  # verify's exact dealt categories (its ``dealt hand categories`` test)
+        from certify import hands
+
+        if kernel.dealt_kind == "7":  # compiled, not run: the 133,784,560 hands are the verification's
+            hands._seven_card_category_counts(np.zeros(0, np.int64))
+        else:
+            from certify.analysis.frequencies import five_card_category_counts
+
+            five_card_category_counts()
+
+
 # ------------------------------------------------------------------------------ executors
 def _local_results(config: RunConfig, todo: list[tuple[int, int]], workers: int) -> Iterator[tuple[int, dict]]:
     if workers <= 1:

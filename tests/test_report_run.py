@@ -235,3 +235,123 @@ def test_a_battery_process_that_fails_or_dies_stops_the_run_with_no_report(tmp_p
     with pytest.raises(RuntimeError, match=message):
         run_module.run("casino_stud", "quick", 5, tmp_path / "reports", workers=2)
     assert not (tmp_path / "reports").exists() or list((tmp_path / "reports").iterdir()) == []
+
+
+def test_only_the_board_shape_with_one_play_builds_its_kernel_from_the_count():
+    """``preflight`` builds every kernel but these (seconds); theirs waits for the batteries to start."""
+    from certify.rules.kernel import built_from_count
+    from certify.spec import load_spec, spec_names
+
+    assert [name for name in spec_names() if built_from_count(load_spec(name))] == ["ultimate_texas_holdem"]
+
+
+def _overpaying_casino_stud(tmp_path) -> Path:
+    """casino_stud with a royal paying more than the 64-bit money tallies hold: its kernel refuses it."""
+    import yaml
+
+    data = yaml.safe_load((PROJECT_ROOT / "specs" / "casino_stud.yaml").read_text())
+    data["wagers"]["bet"]["settle"]["versus_dealer"]["win_pays"]["royal_flush"] = 100_000_000
+    path = tmp_path / "casino_stud.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_kernel_check_failing_after_the_batteries_started_stops_them_and_writes_nothing(tmp_path, monkeypatch):
+    """A count-built kernel (Ultimate Texas Hold'em's; minutes) is checked with the batteries already
+    running beside it: when it fails, the battery process is stopped, no report (nor part of one)
+    is written and the run exits 2. casino_stud with an overpaying royal stands in for it here
+    (``built_from_count`` says True), so ``preflight`` passes and the kernel fails in the simulation."""
+    import os
+    import time
+
+    import certify.rules.kernel
+    from certify.games.kernels import KernelError
+
+    spec = _overpaying_casino_stud(tmp_path)
+    started = tmp_path / "battery-pid"
+
+    def batteries(*_args, **_kwargs):  # in the forked battery process: say so, then work "for minutes"
+        started.write_text(str(os.getpid()))
+        time.sleep(300)
+
+    simulation = run_module.simulation_section
+
+    def simulation_after_the_batteries_started(*args, **kwargs):
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return simulation(*args, **kwargs)
+
+    monkeypatch.setattr(certify.rules.kernel, "built_from_count", lambda game: True)
+    monkeypatch.setattr(run_module, "rng_and_shuffle_sections", batteries)
+    monkeypatch.setattr(run_module, "par_sheet_section", lambda *a, **k: (None, {}))
+    monkeypatch.setattr(run_module, "simulation_section", simulation_after_the_batteries_started)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    run_module.preflight(spec, run_module.PROFILES["quick"])  # the kernel is not built (nor refused) here
+    out = tmp_path / "reports"
+    begin = time.monotonic()
+    res = CliRunner().invoke(cli, ["run", str(spec), "--seed", "1", "--workers", "2", "--out", str(out)])
+    assert res.exit_code == 2 and "64-bit" in res.output and "Traceback" not in res.output, res.output
+    assert time.monotonic() - begin < 200  # the batteries were stopped, not waited for
+    pid = int(started.read_text())  # they had started before the kernel check failed
+    with pytest.raises(ProcessLookupError):  # stopped and reaped
+        os.kill(pid, 0)
+    assert not out.exists() or list(out.iterdir()) == []
+    monkeypatch.undo()  # and with the kernel built in preflight, the same spec fails before any battery
+    with pytest.raises(KernelError, match="64-bit"):
+        run_module.preflight(spec, run_module.PROFILES["quick"])
+
+
+def test_work_ahead_in_the_battery_process_never_decides_its_result():
+    """The battery process first compiles the simulation's kernels for the caller (only numba's
+    cache comes of it): a failure there leaves the batteries' result as it is."""
+
+    def broken_ahead():
+        raise RuntimeError("compile ahead broke")
+
+    pending = run_module._Concurrent.start(lambda: 42, 2, broken_ahead)
+    if pending is None:
+        pytest.skip("no fork on this platform")
+    try:
+        value, _ = pending.result()
+    finally:
+        pending.stop()
+    assert value == 42
+
+
+@pytest.mark.slow
+def test_compile_ahead_leaves_the_simulation_nothing_to_compile(tmp_path):
+    """In a fresh numba cache, ``certify.simulate.compile_ahead`` in one process, then a simulation
+    and its verification in another: that one loads every kernel and compiles none of its own."""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        d = (ev.data or {}).get("dispatcher")
+        compiled.append(d.py_func.__module__ + "." + d.py_func.__qualname__ if d is not None else "?")
+    def on_end(self, ev):
+        pass
+from certify import simulate as sim
+from certify.analysis.cache import load_or_compute
+from certify.spec import load_spec
+if sys.argv[1] == "ahead":
+    sim.compile_ahead(sys.argv[2])
+else:
+    sheet = load_or_compute(load_spec(sys.argv[2]))[0]
+    event.register("numba:compile", Listener())
+    sim.verify(sim.simulate(sys.argv[2], 20_000, 1, workers=1), sheet, confirm_failures=False)
+    print("compiled:", sorted(set(compiled)))
+"""
+    env = dict(__import__("os").environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    for spec in ("five_card_mulligan", "texas_holdem_bonus"):
+        for step in ("ahead", "simulate"):
+            done = subprocess.run([sys.executable, "-c", script, step, spec], env=env, capture_output=True,
+                                  text=True, timeout=1800)
+            assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "compiled: []", done.stdout

@@ -77,6 +77,15 @@ def rules_kernel(spec: RulesSpec) -> Kernel:
     return Kernel(2 * rules.k, 2 * rules.k, wagers, str(rules.k), params, exact, labels)
 
 
+def built_from_count(spec: RulesSpec) -> bool:
+    """Whether ``rules_kernel(spec)`` runs the spec's exact count first (minutes when cold): the
+    one-Play board shape plays the strategy its count derives (``certify.rules.board``). Every
+    other kernel is built from the spec's rules alone, in a second or two."""
+    from certify.rules.board_streets import is_street_shape
+
+    return not replaces_hands(spec) and spec.deals("board") and spec.deals("dealer") and not is_street_shape(spec)
+
+
 def strategy_rules(spec: RulesSpec, rules) -> tuple[np.ndarray, np.ndarray]:
     """The spec strategy at the one decision as (threshold value, option index) pairs, tried in
     order (the last rule applies when none is met): the kernel's and the columnar audit's input."""
