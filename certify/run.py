@@ -396,11 +396,18 @@ def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, se
     return fixtures
 
 
-def _compile_ahead(spec_path: Path) -> None:
+def _compile_ahead(spec_path: Path, from_count: bool = False) -> None:
     """The simulation's kernels into numba's on-disk cache (``certify.simulate.compile_ahead``), in the
     battery process before its batteries: cold, the caller's PAR sheet compiles on one core for
-    minutes, and its simulation then loads these instead of compiling them. Not for a kernel built
-    from the count (the battery process has no count)."""
+    minutes, and its simulation then loads these instead of compiling them. A kernel built from the
+    count cannot be built there (the battery process has no count): only the river table's kernels,
+    which need the rules alone (``board_sim.compile_river_table``)."""
+    if from_count:
+        from certify.rules.board_sim import compile_river_table
+        from certify.spec import load_spec
+
+        compile_river_table(load_spec(spec_path))
+        return
     from certify import simulate as sim
 
     sim.compile_ahead(spec_path)
@@ -533,7 +540,7 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
     # started before the PAR sheet, the kernel (a count for some specs) and the simulation: they
     # run beside all of it; any error after this point stops them (finally) before a report exists
     pending = _Concurrent.start(lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress),
-                                workers, None if built_from_count(game) else lambda: _compile_ahead(spec_path))
+                                workers, lambda: _compile_ahead(spec_path, built_from_count(game)))
     try:
         if pending is None:
             got = part(batteries, lambda: rng_and_shuffle_sections(seed, chosen, ALPHA, workers, progress))

@@ -496,3 +496,27 @@ def test_a_board_outside_the_river_table_is_decided_against_every_dealer_hand(fe
     again = no_table.events(decks)
     assert (again[0] == ev).all() and (again[1] == dealt).all()
     assert {k.wagers[0].events[e].split(":")[0] for e in ev[:, 0]} >= {"play_1x", "fold (river)"}
+
+
+def test_the_river_table_compiled_ahead_is_the_one_the_count_calls(monkeypatch):
+    """``certify run``'s battery process compiles the river table's kernel from the rules alone
+    (``board_sim.compile_river_table``): only worth it if it is the signature ``river_table`` then
+    calls with the count's shape, so both calls must pass the same argument types."""
+    from types import SimpleNamespace
+
+    from certify.rules import board_sim
+
+    seen = []
+    real = board_sim.river_option_table
+
+    def recording(boards, *args):
+        seen.append(tuple((type(a), getattr(a, "dtype", None), getattr(a, "ndim", None)) for a in (boards, *args[:-1])))
+        return real(boards, *args)
+
+    monkeypatch.setattr(board_sim, "river_option_table", recording)
+    spec = load_spec("ultimate_texas_holdem")
+    board_sim.compile_river_table(spec)
+    flops = board.canonical_flops()[0][:2]
+    board_sim.river_table(spec, SimpleNamespace(shape=board.board_shape(spec), flops=flops))
+    assert len(seen) == 2 and seen[0] == seen[1]
+    assert len(board_sim._river_option_rows.signatures) == 1

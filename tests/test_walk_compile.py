@@ -3,6 +3,7 @@ per 4-card board (``WalkCounts.turn_choice``) against a brute force on test_boar
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import combinations
 from math import comb
 
@@ -26,6 +27,7 @@ def brute_turn_choices(deck, hole, qual, points, base, unit, fold):
         return [fold * deals * dealer_holes if k == FOLD else w if k == CHECK else
                 b + int(m) * u if e else int(m) * u + w for k, m, e in zip(p.kinds, p.mults, p.ends)]
 
+    @cache  # each 5-card board is reached from five 4-card boards
     def showdown(five):
         mine = rank_hand(sorted(five + hole))
         cells = np.zeros(6, np.int64)
@@ -42,7 +44,7 @@ def brute_turn_choices(deck, hole, qual, points, base, unit, fold):
         sums = np.zeros(3, np.int64)  # B, U, W over the river cards
         for card in rest:
             if card not in four:
-                b, u = showdown(four + (card,))
+                b, u = showdown(tuple(sorted(four + (card,))))
                 sums += (b, u, max(options(river, b, u, b, 1)))
         values = options(turn, *(int(x) for x in sums), len(rest) - 4)
         choice[sum(comb(i, j + 1) for j, i in enumerate(at))] = values.index(max(values))  # the first best

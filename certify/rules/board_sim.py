@@ -475,22 +475,43 @@ def play_board_rounds(decks, hole_class, class_option, n_opts, kinds, next_level
 _RIVER_TABLES: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
 
+def _river_args(shape) -> tuple:
+    """``river_option_table``'s arguments after ``boards`` and before ``n_chunks``, from the rules."""
+    from certify.rules.board import _scaled
+
+    base, unit, den = _scaled(shape)
+    river = next(d for d in shape.stages if d.board_cards == 5)
+    bits = next(b for b in (1, 2, 4, 8) if len(river.kinds) <= 1 << b)
+    return (int(shape.qualify), np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
+            base, unit, int(-shape.stake * den), bits)
+
+
+def compile_river_table(spec) -> None:
+    """Load or compile, into numba's on-disk cache, the river table's kernels (``canonical_boards_of_flops``,
+    ``river_option_table``) through the code path ``river_table`` takes, on one flop and four of its
+    boards: they need the rules only, not the count, so ``certify run``'s battery process compiles
+    them while the caller counts (``certify.run._compile_ahead``). A game with no decision after the
+    river has no river table: nothing to do."""
+    from certify.rules.board import board_shape, canonical_flops
+
+    shape = board_shape(spec)
+    if not any(d.board_cards == 5 for d in shape.stages):
+        return
+    boards = canonical_boards_of_flops(np.ascontiguousarray(canonical_flops()[0][:1], np.int64))
+    river_option_table(boards[:4], *_river_args(shape), 1)
+
+
 def river_table(spec, bc, n_chunks: int = 64) -> tuple[np.ndarray, np.ndarray, int]:
     """(board_row, table, bits) for ``play_board_rounds``: the river option table over every board
     the count ``bc`` deals (``BoardCounts.flops``; None: every canonical flop), and per board colex
     rank its row (-1: not a board of the count). Built once a spec from its rules (``bc.shape``) and
     kept as the table entry ``board-river-options`` of the PAR-sheet cache for the full game."""
     from certify.analysis.cache import cached_tables
-    from certify.rules.board import _scaled, canonical_flops
+    from certify.rules.board import canonical_flops
 
-    shape = bc.shape
-    base, unit, den = _scaled(shape)
-    river = next(d for d in shape.stages if d.board_cards == 5)
-    bits = next(b for b in (1, 2, 4, 8) if len(river.kinds) <= 1 << b)
     flops = canonical_flops()[0] if bc.flops is None else bc.flops
-
-    args = (int(shape.qualify), np.array(river.kinds, np.int64), np.array([int(m) for m in river.mults], np.int64),
-            base, unit, int(-shape.stake * den), bits)
+    args = _river_args(bc.shape)
+    base, unit, bits = args[3], args[4], args[6]
     key = hashlib.sha256(repr(args[:3] + args[5:]).encode() + base.tobytes() + unit.tobytes()
                          + np.ascontiguousarray(flops, np.int64).tobytes()).hexdigest()
 
