@@ -33,7 +33,7 @@ from numba import njit
 
 from certify import hands
 from certify.errors import InputError
-from certify.pool import cpus, map_in_order
+from certify.pool import cpus, map_in_order, row_ranges
 
 N_RANKS = hands.N_RANKS
 CYCLE_STAND = comb(52, 5) * comb(47, 5) * comb(42, 5)  # (P, D1, X), X dealt whether used or not
@@ -218,9 +218,8 @@ def combined_tables(off, n_combined, threshold, straights_below):
     dealer's redraw rank sets with any suits on the cards left."""
     free = np.zeros(n_combined, np.int64)
     dealer_any = np.zeros(n_combined, np.int64)
-    bounds = np.linspace(0, n_combined, COMBINED_CHUNKS + 1).astype(np.int64)
-    map_in_order(_combined_range, [(int(bounds[k]), int(bounds[k + 1]), off, threshold, straights_below, free,
-                                    dealer_any) for k in range(COMBINED_CHUNKS)], cpus())
+    map_in_order(_combined_range, [(lo, hi, off, threshold, straights_below, free, dealer_any)
+                                   for lo, hi in row_ranges(n_combined, COMBINED_CHUNKS)], cpus())
     return free, dealer_any
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from certify.hands import eval5_nb
-from certify.pool import cpus, map_in_order
+from certify.pool import cpus, map_in_order, row_ranges
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -129,8 +129,6 @@ def simulate_classes(reps, values, samples, stands_value, seed, stream):
     tallies do not depend on how the classes are split among threads."""
     n = reps.shape[0]
     joint = np.zeros((n, 2, 3, 12), np.int64)
-    bounds = np.linspace(0, n, min(n, SIMULATE_CHUNKS) + 1).astype(np.int64)
     map_in_order(_simulate_range, [(reps, values, samples, np.int64(stands_value), np.int64(seed), np.int64(stream),
-                                    int(bounds[k]), int(bounds[k + 1]), joint) for k in range(len(bounds) - 1)],
-                 cpus())
+                                    lo, hi, joint) for lo, hi in row_ranges(n, SIMULATE_CHUNKS)], cpus())
     return joint

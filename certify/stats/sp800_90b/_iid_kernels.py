@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from certify.pool import cpus, map_in_order
+from certify.pool import cpus, map_in_order, row_ranges
 
 from ._kernels import fma
 
@@ -271,8 +271,7 @@ def _permutation_range(data, values, k, raw_mean, median, active, seed, first, l
 
 def _row_ranges(rows: int) -> list[tuple[int, int]]:
     """``rows`` split into one contiguous range per CPU the process may use (fewer when short)."""
-    bounds = np.linspace(0, rows, min(rows, cpus()) + 1).astype(np.int64)
-    return [(int(bounds[i]), int(bounds[i + 1])) for i in range(len(bounds) - 1)]
+    return row_ranges(rows, cpus())
 
 
 def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
