@@ -863,8 +863,11 @@ def spec_check(specs: tuple[str, ...]) -> None:
 @_PASSPHRASE_FILE
 @_ALLOW_INSECURE_KEY
 @_NO_CACHE
+@click.option("--procedures", "procedures", type=click.Path(file_okay=False), default=None,
+              help="Folder of procedure fixtures naming SPEC [the project's fixtures/procedures]; for a game "
+                   "the project does not ship.")
 def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passphrase_file,
-                allow_insecure_key, no_cache) -> None:
+                allow_insecure_key, no_cache, procedures) -> None:
     """Certify SPEC: RNG batteries, PAR sheet, simulation, procedures; write the signed report.
 
     The PAR sheet is read from the PAR-sheet cache when a checked entry exists (the report says so,
@@ -878,7 +881,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
     from certify import signing
     from certify.atomic import OutputPathError, check_output_path
     from certify.report import ReportDataError, report_paths
-    from certify.run import PROFILES, preflight, report_basename, run
+    from certify.run import PROFILES, preflight, procedures_folder, report_basename, run
     from certify.spec import SpecError, load_spec, resolve_spec_path
 
     def progress(message: str) -> None:
@@ -888,6 +891,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
         game = load_spec(spec)  # a bad spec fails before a development key is created
         for path in report_paths(out_dir, report_basename(game), signed=True).values():  # before the run
             check_output_path(path)
+        procedures_folder(procedures)  # a folder that is not there: before the minutes of work
         preflight(resolve_spec_path(spec), PROFILES[profile], issued_at)  # so do pays the kernels cannot hold
         key = signing.load_signing_key(Path(key_dir) if key_dir else None, _passphrase_source(passphrase_file),
                                        allow_insecure=allow_insecure_key)
@@ -895,7 +899,7 @@ def run_command(spec, profile, seed, out_dir, workers, issued_at, key_dir, passp
         if key.development:
             progress(f"signing with the DEVELOPMENT key in {key.directory} (not for submission)")
         outcome = run(spec, profile, seed, out_dir, signing_key=key, workers=workers, issued_at=issued_at,
-                      progress=progress, use_cache=not no_cache)
+                      progress=progress, use_cache=not no_cache, procedures=procedures)
     except (signing.SigningError, SpecError, ReportDataError, OutputPathError) as exc:
         raise CertifyError(str(exc)) from exc
     except KeyboardInterrupt:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from certify.inputs import JSON_LIMITS, load_json
-from certify.report.identify import PROJECT_ROOT
+from certify.report.identify import PROJECT_ROOT, display_path
 from certify.stats.multiple import CONFIRMATION_RULE
 from certify.spec import SpecError, read_yaml
 from certify.stats.result import TestResult
@@ -87,6 +87,18 @@ def pay_tables(spec_data: Any, path: str = "") -> dict[str, Any]:
         for i, value in enumerate(spec_data):
             found.update(pay_tables(value, f"{path}[{i}]"))
     return found
+
+
+def procedures_folder(directory: str | Path | None = None) -> Path:
+    """The folder of procedure fixtures a run reads: the project's ``fixtures/procedures`` by default,
+    or a studio's own for a game it brings (``certify run --procedures DIR``). A folder that is not
+    there is an input error, not a run without procedures."""
+    from certify.errors import InputError
+
+    folder = PROCEDURE_FIXTURES if directory is None else Path(directory)
+    if not folder.is_dir():
+        raise InputError(f"--procedures {folder}: not a folder of procedure fixture files (*.yaml)")
+    return folder
 
 
 def procedure_fixtures(spec_name: str, directory: Path = PROCEDURE_FIXTURES) -> list[Path]:
@@ -331,7 +343,7 @@ def procedures_section(fixtures: list[Path], progress: Progress) -> dict[str, An
         raise PartMissing(f"certify.procedures is not available ({exc})") from exc
     progress(f"Procedures: {len(fixtures)} fixture file(s)")
     results = run_files(fixtures)
-    return {"fixtures": [f.relative_to(PROJECT_ROOT).as_posix() for f in fixtures],
+    return {"fixtures": [display_path(f) for f in fixtures],
             "scenarios": [{"id": r.id, "rule": r.rule, "source": r.source, "fixture": r.file,
                            "status": "pass" if r.passed else "fail", "expected": r.expected,
                            "actual": r.actual if r.passed else {"actual": r.actual, "differences": r.differences}}
@@ -374,7 +386,8 @@ def preflight(spec_path: Path, profile: RunProfile, issued_at: datetime | None =
 
 def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, seed: int, workers: int,
                                    progress: Progress, use_cache: bool, part, sections: dict[str, Any],
-                                   sizes: dict[str, Any], findings: list[str]) -> None:
+                                   sizes: dict[str, Any], findings: list[str],
+                                   procedures: Path = PROCEDURE_FIXTURES) -> None:
     """The parts after the batteries (they do not depend on them), into ``sections``."""
     no_cache_reason = RECOMPUTE_PROFILES.get(chosen.name, "" if use_cache else "--no-cache")
     par = part("PAR sheet", lambda: par_sheet_section(game, progress, not no_cache_reason, no_cache_reason))
@@ -388,11 +401,11 @@ def _par_simulation_and_procedures(game, spec_path: Path, chosen: RunProfile, se
         sections["par_sheet"]["tables"] = kernel_tables_section(game, progress)
     else:
         findings.append("Simulation not run: it needs the PAR sheet.")
-    fixtures = procedure_fixtures(game.name)
+    fixtures = procedure_fixtures(game.name, procedures)
     if fixtures:
         sections["procedures"] = part("Procedures", lambda: procedures_section(fixtures, progress))
     else:
-        findings.append(f"Procedures not run: no fixture in fixtures/procedures names spec {game.name!r}.")
+        findings.append(f"Procedures not run: no fixture in {display_path(procedures)} names spec {game.name!r}.")
     return fixtures
 
 
@@ -487,8 +500,9 @@ def report_basename(game) -> str:
 
 def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_dir: str | Path = "reports", *,
         signing_key=None, workers: int | None = None, issued_at: datetime | None = None,
-        progress: Progress = _quiet, use_cache: bool = True) -> dict[str, Any]:
+        progress: Progress = _quiet, use_cache: bool = True, procedures: str | Path | None = None) -> dict[str, Any]:
     """Run every part for ``spec`` and write the signed report; returns paths, verdict and timings.
+    ``procedures``: the folder of procedure fixtures (default: the project's ``fixtures/procedures``).
 
     ``use_cache=False`` (``--no-cache``) computes the PAR sheet instead of reading the cache; the lab
     profile always does, and then no cache entry is read at all (the kernel's tables neither)."""
@@ -499,11 +513,12 @@ def run(spec: str | Path, profile: str = "quick", seed: int | None = None, out_d
     reason = RECOMPUTE_PROFILES.get(profile, "" if use_cache else "--no-cache")
     with no_reads(reason) if reason else nullcontext():
         return _run(spec, profile, seed, out_dir, signing_key=signing_key, workers=workers, issued_at=issued_at,
-                    progress=progress, use_cache=use_cache)
+                    progress=progress, use_cache=use_cache, procedures=procedures)
 
 
 def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, *, signing_key, workers: int | None,
-         issued_at: datetime | None, progress: Progress, use_cache: bool) -> dict[str, Any]:
+         issued_at: datetime | None, progress: Progress, use_cache: bool,
+         procedures: str | Path | None = None) -> dict[str, Any]:
     from certify import __version__ as suite_version
     from certify.report import Product, ReportInput, paytable_identity, write_report
     from certify.report.identify import file_sha256, software_inventory
@@ -517,6 +532,7 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
     chosen = PROFILES[profile]
     game = load_spec(spec)
     spec_path = resolve_spec_path(spec)
+    procedures_dir = procedures_folder(procedures)  # before any work, as the checks below
     preflight(spec_path, chosen, issued_at)
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "big")
@@ -547,7 +563,7 @@ def _run(spec: str | Path, profile: str, seed: int | None, out_dir: str | Path, 
         else:
             timings[batteries] = 0.0  # the report lists the parts in their usual order
         fixtures = _par_simulation_and_procedures(game, spec_path, chosen, seed, workers, progress, use_cache,
-                                                  part, sections, sizes, findings)
+                                                  part, sections, sizes, findings, procedures_dir)
         if pending is not None:
             before = len(findings)
             got = part(batteries, pending.result)

@@ -419,12 +419,10 @@ def test_certify_run_of_a_game_with_a_turn_decision_gives_a_signed_pass(tmp_path
     fixture = tmp_path / "procedures" / "four_decision_holdem.yaml"
     fixture.parent.mkdir()
     fixture.write_text(FOUR_DECISIONS_PROCEDURES.replace("four_decision_holdem.yaml", str(spec_path)))
-    # the lab's fixture folder is the project's fixtures/procedures/: this test's lies beside its spec
-    monkeypatch.setattr(run_module, "procedure_fixtures", lambda name: [fixture])
-    monkeypatch.setattr(run_module, "PROJECT_ROOT", tmp_path)
+    # the studio's own procedures folder, beside its spec (certify run --procedures DIR)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     out = run_module.run(spec_path, "quick", seed=1, out_dir=tmp_path / "out", signing_key=signing.load_signing_key(),
-                         workers=1)
+                         workers=1, procedures=fixture.parent)
     report = json.loads(out["paths"]["json"].read_text())
     assert out["verdict"] == "PASS", report["section_status"]
     assert report["section_status"]["simulation"] == "pass" and report["section_status"]["procedures"] == "pass"

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from certify import run as run_module
 from certify import signing
 from certify.cli import cli
+from certify.errors import InputError
 from certify.report.identify import PROJECT_ROOT
 
 
@@ -66,6 +67,34 @@ def test_procedure_fixtures_are_found_by_spec_name():
     found = run_module.procedure_fixtures("casino_stud")
     assert [p.name for p in found] == ["casino_stud.yaml"]
     assert run_module.procedure_fixtures("no_such_game") == []
+
+
+def test_a_studios_own_procedures_folder_is_read_and_named_whole_in_the_report(tmp_path):
+    # a game the project does not ship: its fixtures live with the studio, not in fixtures/procedures
+    assert run_module.procedures_folder() == run_module.PROCEDURE_FIXTURES
+    own = tmp_path / "studio procedures"
+    own.mkdir()
+    (own / "casino_stud.yaml").write_bytes((run_module.PROCEDURE_FIXTURES / "casino_stud.yaml").read_bytes())
+    found = run_module.procedure_fixtures("casino_stud", run_module.procedures_folder(own))
+    assert found == [own / "casino_stud.yaml"]
+    section = run_module.procedures_section(found, lambda _: None)
+    assert section["fixtures"] == [(own / "casino_stud.yaml").resolve().as_posix()]
+    assert section["scenarios"] and all(s["status"] == "pass" for s in section["scenarios"])
+    shipped = run_module.procedures_section(run_module.procedure_fixtures("casino_stud"), lambda _: None)
+    assert shipped["fixtures"] == ["fixtures/procedures/casino_stud.yaml"]
+
+
+def test_a_procedures_folder_that_is_not_there_stops_the_run_before_any_work(tmp_path, monkeypatch):
+    def no_work(*_args, **_kwargs):
+        raise AssertionError("the run started its work")
+
+    monkeypatch.setattr(run_module, "preflight", no_work)
+    with pytest.raises(InputError, match="--procedures .*not a folder"):
+        run_module.run("casino_stud", out_dir=tmp_path / "out", procedures=tmp_path / "nowhere")
+    result = CliRunner().invoke(cli, ["run", "casino_stud", "--out", str(tmp_path / "out"),
+                                      "--procedures", str(tmp_path / "nowhere")])
+    assert result.exit_code == 2 and "--procedures" in result.output and "not a folder" in result.output
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
 def _missing(name):

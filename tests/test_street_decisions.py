@@ -416,11 +416,9 @@ def test_certify_run_of_the_four_bet_game_gives_a_signed_pass(full_sheet, tmp_pa
     procedures = tmp_path / "procedures"
     procedures.mkdir()
     (procedures / "holdem_four_bets.yaml").write_text(FOUR_BETS_PROCEDURES.format(spec=path.resolve()))
-    real = run_module.procedure_fixtures
-    monkeypatch.setattr(run_module, "procedure_fixtures", lambda name: real(name, procedures))
-    monkeypatch.setattr(run_module, "PROJECT_ROOT", tmp_path)  # the fixture's path in the report
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
-    outcome = run_module.run(path, "quick", seed=1, out_dir=tmp_path / "out", signing_key=signing.load_signing_key())
+    outcome = run_module.run(path, "quick", seed=1, out_dir=tmp_path / "out", signing_key=signing.load_signing_key(),
+                             procedures=procedures)  # the studio's own folder (certify run --procedures DIR)
     assert outcome["verdict"] == "PASS", outcome
     report = json.loads(outcome["paths"]["json"].read_text())
     assert report["verdict"] == "PASS" and set(report["section_status"].values()) <= {"pass", "computed"}

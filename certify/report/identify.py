@@ -39,7 +39,8 @@ def source_files(root: Path = PROJECT_ROOT, packages: Iterable[str] = SOURCE_PAC
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
-def _display_path(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path = PROJECT_ROOT) -> str:
+    """A file's name in a report: its path in the project, or its whole path outside it."""
     path = path.resolve()
     try:
         return path.relative_to(root.resolve()).as_posix()
@@ -51,13 +52,13 @@ def software_inventory(spec_path: str | Path | None = None,
                        fixture_paths: Iterable[str | Path] = (),
                        root: Path = PROJECT_ROOT) -> list[dict[str, str]]:
     """Rows ``{"path", "sha256", "role"}``: sources, then the spec, then the fixtures."""
-    rows = [{"path": _display_path(p, root), "sha256": file_sha256(p), "role": "source"}
+    rows = [{"path": display_path(p, root), "sha256": file_sha256(p), "role": "source"}
             for p in source_files(root)]
     if spec_path is not None:
         p = Path(spec_path)
-        rows.append({"path": _display_path(p, root), "sha256": file_sha256(p), "role": "spec"})
+        rows.append({"path": display_path(p, root), "sha256": file_sha256(p), "role": "spec"})
     for fixture in sorted({Path(f).resolve() for f in fixture_paths}):
-        rows.append({"path": _display_path(fixture, root), "sha256": file_sha256(fixture), "role": "fixture"})
+        rows.append({"path": display_path(fixture, root), "sha256": file_sha256(fixture), "role": "fixture"})
     return rows
 
 
@@ -66,5 +67,5 @@ def source_fingerprint(root: Path = PROJECT_ROOT) -> str:
     A report's rows with role "source" give the same value (``model.software_fingerprint``)."""
     from certify.report.model import software_fingerprint
 
-    return software_fingerprint([{"path": _display_path(p, root), "sha256": file_sha256(p)}
+    return software_fingerprint([{"path": display_path(p, root), "sha256": file_sha256(p)}
                                  for p in source_files(root)])
