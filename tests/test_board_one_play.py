@@ -15,7 +15,6 @@ and a wrong table FAIL), and ``certify run`` of a game written from the docs alo
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 from itertools import combinations
 
 import numpy as np
@@ -246,22 +245,10 @@ def test_the_bulk_kernel_agrees_with_the_exact_sheet_and_a_wrong_table_fails(few
 def test_the_round_engine_plays_a_turn_decision_as_the_kernel(few):
     """RulesRound with the derived strategy (the kernel's own tables) on the 0/3/4/5 game: each
     round's money is the kernel event's net, the last decision taken is the event's."""
-    from certify.rules.engine import DerivedStrategy, play_deck
+    from test_rules_board import engine_rounds_as_kernel
 
     spec, bc, k = few["0/3/4/5"]
-    strategy = DerivedStrategy(spec, k)
-    decks = decks_of(FEW_CLASSES, 200, seed=9)
-    ev, _ = k.events(decks)
-    main, trips = k.wagers
-    reached = set()
-    for r, d in enumerate(decks.astype(int).tolist()):
-        rnd = play_deck(spec, d, ["5.00"], strategy, sides={"trips": "5.00"})
-        net = rnd.result().seats[0].net
-        assert Fraction(sum(v for name, v in net.items() if name != "trips")) / 5 == main.nets[ev[r, 0]], rnd.transcript()
-        assert Fraction(net["trips"]) / 5 == trips.nets[ev[r, 1]]
-        label = main.events[ev[r, 0]].split(":")[0].split(" (")[0]
-        assert rnd.seats[0].decisions[-1] == label, (label, rnd.seats[0].decisions)
-        reached.add(label)
+    reached = engine_rounds_as_kernel(spec, k, decks_of(FEW_CLASSES, 200, seed=9))
     assert {"play_4x", "play_flop_3x", "play_turn_2x", "play_1x", "fold"} <= reached
 
 

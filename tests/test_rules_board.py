@@ -384,15 +384,20 @@ def test_the_simulation_passes_against_the_exact_sheet_and_a_biased_deal_fails()
 def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_kernel):
     """RulesRound with the derived strategy (the kernel's own tables and decision functions) on
     decks dealt from the smaller game's flops: each round's money is the kernel event's net."""
+    reached = engine_rounds_as_kernel(_spec(), few_kernel, _decks_of(FEW_CLASSES, 250, seed=9))
+    assert reached == {"play_4x", "play_2x", "play_1x", "fold"}
+
+
+def engine_rounds_as_kernel(spec, k, decks) -> set[str]:
+    """Each deck played by RulesRound with the derived strategy (the kernel's own tables): the
+    round's money is the kernel event's net (main wagers and Trips, 5.00 each) and its last
+    decision the event's option; returns the options reached."""
     from fractions import Fraction
 
     from certify.rules.engine import DerivedStrategy, play_deck
 
-    spec = _spec()
-    k = few_kernel
     strategy = DerivedStrategy(spec, k)
-    decks = _decks_of(FEW_CLASSES, 250, seed=9)
-    ev, dealt = k.events(decks)
+    ev, _ = k.events(decks)
     main, trips = k.wagers
     reached = set()
     for r, d in enumerate(decks.astype(int).tolist()):
@@ -403,7 +408,7 @@ def test_the_round_engine_plays_the_kernel_decks_round_for_round(few_kernel):
         label = main.events[ev[r, 0]].split(":")[0].split(" (")[0]
         assert rnd.seats[0].decisions[-1] == label, (label, rnd.seats[0].decisions)
         reached.add(label)
-    assert reached == {"play_4x", "play_2x", "play_1x", "fold"}
+    return reached
 
 
 def test_the_engine_settles_every_dealer_hand_as_the_count_values_the_river():

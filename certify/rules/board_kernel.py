@@ -87,6 +87,12 @@ def flop_option(h0, h1, board, flop_lookup, flop_perm, perms, flop_choice):
     return flop_choice[flop_lookup[key], _pair_index(min(a, b), max(a, b))]
 
 
+@njit(cache=True, inline="always")
+def _less_hole(c, a, b):
+    """Card ``c``'s position in the deck less the hole cards ``a`` and ``b``."""
+    return c - (1 if c > a else 0) - (1 if c > b else 0)
+
+
 @njit(cache=True)
 def turn_option(h0, h1, board, hole_class, rep_perm, rep_cards, perms, turn_choice):
     """The turn option of the derived strategy: the walk's choice for the hole's class
@@ -95,18 +101,10 @@ def turn_option(h0, h1, board, hole_class, rep_perm, rep_cards, perms, turn_choi
     k = hole_class[h0, h1]
     p = rep_perm[h0, h1]
     a, b = rep_cards[k, 0], rep_cards[k, 1]
-    i0 = i1 = i2 = i3 = 0
-    for i in range(4):
-        c = perms[p, board[i]]
-        c -= (1 if c > a else 0) + (1 if c > b else 0)
-        if i == 0:
-            i0 = c
-        elif i == 1:
-            i1 = c
-        elif i == 2:
-            i2 = c
-        else:
-            i3 = c
+    i0 = _less_hole(perms[p, board[0]], a, b)
+    i1 = _less_hole(perms[p, board[1]], a, b)
+    i2 = _less_hole(perms[p, board[2]], a, b)
+    i3 = _less_hole(perms[p, board[3]], a, b)
     if i0 > i1:
         i0, i1 = i1, i0
     if i2 > i3:
