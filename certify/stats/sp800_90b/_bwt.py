@@ -36,3 +36,361 @@ def cyclic_bwt_reference(block: np.ndarray) -> tuple[np.ndarray, int]:
     order = np.argsort(rank, kind="stable")
     last = block[(order - 1) % n]
     return last, int(np.flatnonzero(order == 0)[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast transform (numba, callable from other compiled code).
+#
+# Blocks of decimal text (digits, single spaces) are sorted by tokens: every rotation is a head
+# (a suffix of one number, then its space) followed by the whole numbers after it, and since the
+# strings "digits + space" are prefix-free with ' ' < '0', the order of rotations is the order of
+# (head string, cyclic rank of the number sequence after the head). So the block sorts as one
+# cyclic suffix sort of its ~n/3.6 numbers and a counting pass over the heads. Any other block is
+# a cyclic suffix sort of its bytes. Both sorts are the same routine: the first symbols of each
+# rotation packed into a uint64 and radix-sorted, ties refined by prefix doubling (Larsson-
+# Sadakane) with the ranks of the symbols further on. (_suffix.suffix_array sorts linear suffixes
+# in Python-level numpy; bzip2 needs cyclic rotations, inside compiled code, without the GIL.)
+# ---------------------------------------------------------------------------------------------
+
+import numba as nb  # noqa: E402
+
+_SMALL = 32          # ranges this short are insertion-sorted
+_MAX_DIGITS = 18     # 11**18 < 2**63: a number's padded base-11 key fits a uint64
+
+
+@nb.njit(cache=True, nogil=True)
+def _bit_length(x):
+    bits = 0
+    while x > 0:
+        bits += 1
+        x >>= 1
+    return bits
+
+
+@nb.njit(cache=True, nogil=True)
+def _insertion_sort(keys, order, lo, hi):
+    for i in range(lo + 1, hi):
+        k = keys[i]
+        o = order[i]
+        j = i - 1
+        while j >= lo and keys[j] > k:
+            keys[j + 1] = keys[j]
+            order[j + 1] = order[j]
+            j -= 1
+        keys[j + 1] = k
+        order[j + 1] = o
+
+
+@nb.njit(cache=True, nogil=True)
+def _sorted_order(keys, bits):
+    """(order, sorted keys) of uint64 ``keys`` < 2**bits: MSD radix, 16 bits then 8 at a time,
+    insertion sort for short ranges."""
+    m = keys.size
+    order = np.empty(m, dtype=np.int32)
+    sk = np.empty(m, dtype=np.uint64)
+    top = min(16, bits)
+    shift = bits - top
+    nb_top = 1 << top
+    count = np.zeros(nb_top + 1, dtype=np.int64)
+    for i in range(m):
+        count[(keys[i] >> np.uint64(shift)) + np.uint64(1)] += 1
+    for b in range(nb_top):
+        count[b + 1] += count[b]
+    fill = count[:nb_top].copy()
+    for i in range(m):
+        b = keys[i] >> np.uint64(shift)
+        at = fill[b]
+        order[at] = i
+        sk[at] = keys[i]
+        fill[b] = at + 1
+    if shift == 0:
+        return order, sk
+    tmp_o = np.empty(m, dtype=np.int32)
+    tmp_k = np.empty(m, dtype=np.uint64)
+    stack_lo = np.empty(8 * 257 + 8, dtype=np.int64)
+    stack_hi = np.empty(8 * 257 + 8, dtype=np.int64)
+    stack_sh = np.empty(8 * 257 + 8, dtype=np.int64)
+    sub = np.zeros(257, dtype=np.int64)
+    for b in range(nb_top):
+        lo, hi = count[b], count[b + 1]
+        if hi - lo < 2:
+            continue
+        depth = 0
+        stack_lo[0], stack_hi[0], stack_sh[0] = lo, hi, shift
+        depth = 1
+        while depth > 0:
+            depth -= 1
+            lo, hi, sh = stack_lo[depth], stack_hi[depth], stack_sh[depth]
+            if hi - lo <= _SMALL:
+                _insertion_sort(sk, order, lo, hi)
+                continue
+            w = min(8, sh)
+            sh2 = sh - w
+            mask = np.uint64((1 << w) - 1)
+            sub[:] = 0
+            for i in range(lo, hi):
+                sub[((sk[i] >> np.uint64(sh2)) & mask) + np.uint64(1)] += 1
+            for d in range(1 << w):
+                sub[d + 1] += sub[d]
+            for i in range(lo, hi):
+                d = (sk[i] >> np.uint64(sh2)) & mask
+                at = lo + sub[d]
+                tmp_o[at] = order[i]
+                tmp_k[at] = sk[i]
+                sub[d] += 1
+            order[lo:hi] = tmp_o[lo:hi]
+            sk[lo:hi] = tmp_k[lo:hi]
+            if sh2 == 0:
+                continue
+            start = lo
+            for d in range(1 << w):
+                end = lo + sub[d]
+                if end - start > 1:
+                    stack_lo[depth], stack_hi[depth], stack_sh[depth] = start, end, sh2
+                    depth += 1
+                start = end
+    return order, sk
+
+
+@nb.njit(cache=True, nogil=True)
+def _sort_by(buf, order, lo, hi):
+    """Sort order[lo:hi] by buf[0:hi-lo] (buf permuted alike)."""
+    size = hi - lo
+    if size <= _SMALL:
+        for i in range(1, size):
+            k = buf[i]
+            o = order[lo + i]
+            j = i - 1
+            while j >= 0 and buf[j] > k:
+                buf[j + 1] = buf[j]
+                order[lo + j + 1] = order[lo + j]
+                j -= 1
+            buf[j + 1] = k
+            order[lo + j + 1] = o
+        return
+    perm = np.argsort(buf[:size], kind="mergesort")
+    members = order[lo:hi].copy()
+    keys = buf[:size].copy()
+    for t in range(size):
+        order[lo + t] = members[perm[t]]
+        buf[t] = keys[perm[t]]
+
+
+@nb.njit(cache=True, nogil=True)
+def cyclic_order(sym, alphabet):
+    """The order of the cyclic rotations of ``sym`` (ints in [0, alphabet)), as int32 starts.
+
+    Identical rotations (a periodic ``sym``) come in an arbitrary order among themselves."""
+    m = sym.size
+    if alphabet <= 1 or m == 1:
+        return np.arange(m).astype(np.int32)
+    # the first `per` symbols of each rotation as one base-`alphabet` number (the most that fit
+    # a uint64), rolled forward without a division
+    lead = np.uint64(1)          # alphabet ** (per - 1)
+    per = 1
+    big = np.uint64(0xFFFFFFFFFFFFFFFF)
+    while lead <= big // np.uint64(alphabet) // np.uint64(alphabet):
+        lead *= np.uint64(alphabet)
+        per += 1
+    base = np.uint64(alphabet)
+    keys = np.empty(m, dtype=np.uint64)
+    k = np.uint64(0)
+    for t in range(per):
+        k = k * base + np.uint64(sym[t % m])
+    keys[0] = k
+    for i in range(m - 1):
+        k = (k - np.uint64(sym[i]) * lead) * base + np.uint64(sym[(i + per) % m])
+        keys[i + 1] = k
+    order, sk = _sorted_order(keys, _bit_length(lead * base - np.uint64(1)))
+    # ranks: the first position of each rotation's group of equal prefixes
+    rank = np.empty(m, dtype=np.int32)
+    groups = np.empty(m, dtype=np.int32)      # (lo, hi) pairs of still-tied ranges, flattened
+    ng = 0
+    p = 0
+    while p < m:
+        q = p + 1
+        while q < m and sk[q] == sk[p]:
+            q += 1
+        for t in range(p, q):
+            rank[order[t]] = p
+        if q - p > 1:
+            groups[2 * ng] = p
+            groups[2 * ng + 1] = q
+            ng += 1
+        p = q
+    h = per
+    buf = np.empty(m, dtype=np.int32)
+    fresh = np.empty(m, dtype=np.int32)
+    while ng > 0 and h < m:
+        nn = 0
+        for g in range(ng):
+            lo, hi = groups[2 * g], groups[2 * g + 1]
+            for t in range(lo, hi):
+                buf[t - lo] = rank[(order[t] + h) % m]
+            _sort_by(buf, order, lo, hi)
+            a = lo
+            while a < hi:
+                b = a + 1
+                while b < hi and buf[b - lo] == buf[a - lo]:
+                    b += 1
+                for t in range(a, b):
+                    rank[order[t]] = a
+                if b - a > 1:
+                    fresh[2 * nn] = a
+                    fresh[2 * nn + 1] = b
+                    nn += 1
+                a = b
+        groups, fresh = fresh, groups
+        ng = nn
+        h *= 2
+    return order
+
+
+@nb.njit(cache=True, nogil=True)
+def _byte_bwt(block):
+    """Last column by a cyclic suffix sort of the bytes themselves (any block)."""
+    n = block.size
+    dense = np.full(256, -1, dtype=np.int64)
+    for i in range(n):
+        dense[block[i]] = 0
+    alphabet = 0
+    for c in range(256):
+        if dense[c] == 0:
+            dense[c] = alphabet
+            alphabet += 1
+    sym = np.empty(n, dtype=np.int32)
+    for i in range(n):
+        sym[i] = dense[block[i]]
+    order = cyclic_order(sym, alphabet)
+    out = np.empty(n, dtype=np.uint8)
+    for p in range(n):
+        j = order[p]
+        out[p] = block[j - 1 if j > 0 else n - 1]
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _number_key(text, start, length, width):
+    """Digits text[start:start+length] as a base-11 key padded to ``width`` places (digit c is
+    c - '0' + 1, a place past the end is 0 like the space that ends it): keys compare as the
+    strings followed by a space."""
+    k = np.uint64(0)
+    for t in range(width):
+        k *= np.uint64(11)
+        if t < length:
+            k += np.uint64(text[start + t] - 47)
+    return k
+
+
+@nb.njit(cache=True, nogil=True)
+def _decimal_bwt(block, out):
+    """Last column of a block of digits and spaces with a space somewhere (numbers separated by
+    spaces; two spaces in a row enclose an empty number); False, nothing written, otherwise."""
+    n = block.size
+    first_space = -1
+    spaces = 0
+    for i in range(n):
+        c = block[i]
+        if c == 32:
+            if first_space < 0:
+                first_space = i
+            spaces += 1
+        elif c < 48 or c > 57:
+            return False
+    if first_space < 0:
+        return False
+    # rotate so the text is T_0 ' ' T_1 ' ' ... T_{m-1} ' ' (T_{m-1} may join the block's two ends)
+    text = np.empty(n, dtype=np.uint8)
+    tail = n - first_space - 1
+    text[:tail] = block[first_space + 1:]
+    text[tail:] = block[:first_space + 1]
+    m = spaces
+    starts = np.empty(m, dtype=np.int32)
+    lengths = np.empty(m, dtype=np.int32)
+    keys = np.empty(m, dtype=np.uint64)     # the number's digits in base 11, then padded below
+    j = 0
+    s = 0
+    k = np.uint64(0)
+    width = 0
+    for i in range(n):
+        c = text[i]
+        if c == 32:
+            starts[j] = s
+            lengths[j] = i - s
+            width = max(width, i - s)
+            keys[j] = k
+            k = np.uint64(0)
+            j += 1
+            s = i + 1
+        else:
+            k = k * np.uint64(11) + np.uint64(c - 47)
+    if width > _MAX_DIGITS:
+        return False
+    pad = np.empty(width + 1, dtype=np.uint64)
+    pad[0] = 1
+    for t in range(width):
+        pad[t + 1] = pad[t] * np.uint64(11)
+    for j in range(m):
+        keys[j] *= pad[width - lengths[j]]
+    bits = _bit_length(pad[width] - np.uint64(1))
+    order, sk = _sorted_order(keys, bits)
+    # dense number ranks, each distinct number's first occurrence and count
+    number = np.empty(m, dtype=np.int32)
+    rep = np.empty(m, dtype=np.int32)
+    mult = np.zeros(m, dtype=np.int64)
+    distinct = 0
+    for p in range(m):
+        if p == 0 or sk[p] != sk[p - 1]:
+            rep[distinct] = order[p]
+            distinct += 1
+        number[order[p]] = distinct - 1
+        mult[distinct - 1] += 1
+    # heads: each distinct number's suffixes from offset d (d = its length: the bare space)
+    off = np.empty(distinct + 1, dtype=np.int64)
+    off[0] = 0
+    for u in range(distinct):
+        off[u + 1] = off[u] + lengths[rep[u]] + 1
+    heads = off[distinct]
+    head_key = np.empty(heads, dtype=np.uint64)
+    head_char = np.empty(heads, dtype=np.uint8)   # the byte before that rotation
+    for u in range(distinct):
+        s, length = starts[rep[u]], lengths[rep[u]]
+        for d in range(length + 1):
+            head_key[off[u] + d] = _number_key(text, s + d, length - d, width)
+            head_char[off[u] + d] = 32 if d == 0 else text[s + d - 1]
+    horder, hsk = _sorted_order(head_key, bits)
+    head_rank = np.empty(heads, dtype=np.int32)
+    r = -1
+    for p in range(heads):
+        if p == 0 or hsk[p] != hsk[p - 1]:
+            r += 1
+        head_rank[horder[p]] = r
+    fill = np.zeros(r + 2, dtype=np.int64)
+    for u in range(distinct):
+        for x in range(off[u], off[u + 1]):
+            fill[head_rank[x] + 1] += mult[u]
+    for x in range(r + 1):
+        fill[x + 1] += fill[x]
+    # rotations in order: by head, then by the numbers after it (the order of rotation j's
+    # numbers, walked once, puts every head of number j-1 in place within its bucket)
+    seq = cyclic_order(number, distinct)
+    for p in range(m):
+        j = seq[p]
+        u = number[j - 1 if j > 0 else m - 1]
+        for x in range(off[u], off[u + 1]):
+            b = head_rank[x]
+            out[fill[b]] = head_char[x]
+            fill[b] += 1
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def bwt_last_column(block):
+    """The last column of ``block``'s sorted cyclic rotations (uint8 array in, uint8 array out):
+    ``cyclic_bwt_reference(block)[0]``, exactly, for any bytes; fast for decimal text."""
+    if block.size == 0:
+        raise ValueError("an empty block has no Burrows-Wheeler transform")
+    out = np.empty(block.size, dtype=np.uint8)
+    if _decimal_bwt(block, out):
+        return out
+    return _byte_bwt(block)
