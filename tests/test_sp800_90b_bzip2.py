@@ -24,7 +24,7 @@ def _assert_exact(text, level):
 
 
 def _blocks(text, level):
-    blocks, starts = Z.rle1_blocks(np.frombuffer(text, dtype=np.uint8), Z.block_limit(level))
+    blocks, starts = Z.rle1_blocks(np.frombuffer(text, dtype=np.uint8).copy(), Z.block_limit(level))
     return [blocks[starts[b]:starts[b + 1]] for b in range(starts.size - 1)]
 
 
@@ -166,6 +166,28 @@ def test_a_run_cut_by_a_block_end_continues_in_the_next_block():
     _assert_exact(text, 1)
 
 
+@pytest.mark.parametrize("tail", [b"", b"\xfe", b"\xfe" * 2, b"\xfe" * 3, b"\xfe" * 4, b"\xfe" * 300])
+def test_texts_ending_as_the_block_fills_match_libbz2(tail):
+    """Python's compress() closes a block that is full after the last byte (BZ_RUN checks before
+    reading), so the pending run makes a last block of its own; a byte earlier it does not."""
+    rng = np.random.default_rng(12)
+    limit = Z.block_limit(1)
+    filler = rng.integers(0, 200, limit + 8).astype(np.uint8)
+    filler[1:][filler[1:] == filler[:-1]] = 255
+    for size in range(limit - 1, limit + 3):
+        text = filler[:size].tobytes() + tail
+        _assert_exact(text, 1)
+        assert Z.compressed_size(np.frombuffer(text, dtype=np.uint8).copy(), 1) == len(bz2.compress(text, 1))
+
+
+def test_run_of_4_scan_equals_the_plain_loop():
+    rng = np.random.default_rng(13)
+    for _ in range(5000):
+        a = rng.integers(0, 2, int(rng.integers(0, 90))).astype(np.uint8)
+        plain = any(a[i] == a[i - 1] == a[i - 2] == a[i - 3] for i in range(3, a.size))
+        assert Z._has_run_of_4(a) == plain
+
+
 # ---------------------------------------------------------------- generated inputs
 
 @settings(max_examples=150, deadline=None)
@@ -198,6 +220,24 @@ def test_block_bits_is_callable_from_numba_code():
     assert _stream_bytes_of_columns(columns, starts) == len(bz2.compress(text, 1))
 
 
+@pytest.mark.parametrize("bits", [1, 3, 8])
+def test_compressed_size_with_the_fast_transform_matches_libbz2(bits):
+    """The numba entry (blocks' columns from _bwt.bwt_last_column) on decimal text and on bytes."""
+    rng = np.random.default_rng(14 + bits)
+    text = decimal_text(rng.integers(0, 1 << bits, 150_000).astype(np.uint8))
+    for level in (1, 2, 5):
+        assert Z.compressed_size(text, level) == len(bz2.compress(text.tobytes(), level))
+    noise = rng.integers(0, 1 << bits, 120_000).astype(np.uint8)
+    assert Z.compressed_size(noise, 1) == len(bz2.compress(noise.tobytes(), 1))
+    assert Z.compressed_size(np.zeros(0, dtype=np.uint8), 5) == len(bz2.compress(b"", 5))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(min_size=0, max_size=3000), st.integers(1, 9))
+def test_compressed_size_of_generated_bytes_matches_libbz2(text, level):
+    assert Z.compressed_size(np.frombuffer(text, dtype=np.uint8).copy(), level) == len(bz2.compress(text, level))
+
+
 # ---------------------------------------------------------------- bad input
 
 def test_bad_input_is_refused():
@@ -224,6 +264,7 @@ def test_a_million_8_bit_samples_at_level_5_match_libbz2():
     text = _samples_text(np.random.default_rng(11), 1_000_000, 8)
     assert len(_blocks(text, 5)) == 8
     _assert_exact(text, 5)
+    assert Z.compressed_size(np.frombuffer(text, dtype=np.uint8).copy(), 5) == len(bz2.compress(text, 5))
 
 
 @pytest.mark.slow

@@ -21,7 +21,7 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ._bwt import cyclic_bwt_reference
+from ._bwt import bwt_last_column, cyclic_bwt_reference
 
 GROUP_SIZE = 50          # BZ_G_SIZE: symbols coded with one selected table
 N_ITERS = 4              # BZ_N_ITERS: refinement passes over the tables
@@ -34,7 +34,8 @@ STREAM_TRAILER_BITS = 80  # 48-bit end-of-stream magic + 32-bit combined CRC
 BLOCK_HEADER_BITS = 48 + 32 + 1 + 24  # magic, block CRC, randomised flag, origPtr
 
 
-def block_limit(level: int) -> int:
+@nb.njit(cache=True, nogil=True)
+def block_limit(level):
     """nblockMAX: a block is full once it holds this many bytes (after RLE1); the 19 spare
     bytes leave room for the pending run that may follow."""
     return 100_000 * level - 19
@@ -55,14 +56,75 @@ def _put_run(out, at, ch, run):
     return at
 
 
+BYTE_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+
+
+@nb.njit(inline="always")
+def _zero_byte_flags(x):
+    """The high bit of each byte of x that is zero (exact: no carry between bytes)."""
+    return ~(((x & BYTE_LOW7) + BYTE_LOW7) | x | BYTE_LOW7)
+
+
+@nb.njit(inline="always")
+def _run_of_4_ends_in(data, lo, hi):
+    for i in range(max(lo, 3), hi):
+        if data[i] == data[i - 1] and data[i - 1] == data[i - 2] and data[i - 2] == data[i - 3]:
+            return True
+    return False
+
+
+@nb.njit(cache=True, nogil=True)
+def _has_run_of_4(data):
+    """Whether 4 equal bytes follow one another somewhere: 8 bytes at a time, byte j of word k
+    flagging data[8k + j] == data[8k + j + 1], a run of 4 being three flags in a row."""
+    words = data.size // 8
+    if words < 3:
+        return _run_of_4_ends_in(data, 0, data.size)
+    w = data[:words * 8].view(np.uint64)
+    eight = np.uint64(8)
+    found = np.uint64(0)
+    flags = _zero_byte_flags(w[0] ^ ((w[0] >> eight) | (w[1] << np.uint64(56))))
+    for k in range(words - 2):
+        after = _zero_byte_flags(w[k + 1] ^ ((w[k + 1] >> eight) | (w[k + 2] << np.uint64(56))))
+        found |= flags & ((flags >> eight) | (after << np.uint64(56))) & ((flags >> np.uint64(16)) | (after << np.uint64(48)))
+        flags = after
+    return found != 0 or _run_of_4_ends_in(data, (words - 2) * 8, data.size)
+
+
+@nb.njit(cache=True, nogil=True)
+def _run_free_starts(data, nblock_max):
+    """Block boundaries of data without a run of 4 (RLE1 leaves it as it is): at a check the
+    block holds every byte before the pending run, so a block closes at the first run start
+    at or past nblock_max bytes in, and that run opens the next block."""
+    starts = np.empty(data.size // max(nblock_max, 1) + 3, dtype=np.int64)
+    starts[0] = 0
+    n_blocks = 0
+    while True:
+        r = starts[n_blocks] + nblock_max
+        while r < data.size and data[r] == data[r - 1]:
+            r += 1
+        if r >= data.size:
+            break
+        n_blocks += 1
+        starts[n_blocks] = r
+    n_blocks += 1
+    starts[n_blocks] = data.size
+    return starts[:n_blocks + 1]
+
+
 @nb.njit(cache=True, nogil=True)
 def rle1_blocks(data, nblock_max):
     """bzip2's blocks of ``data`` after RLE1: (bytes of all blocks one after the other, block
     boundaries as offsets into them, len = blocks + 1).
 
-    As copy_input_until_stop: before each input byte, a block holding nblock_max bytes or more is
+    As copy_input_until_stop in BZ_RUN mode (Python's ``compress`` before its ``flush``): before
+    each input byte, and once more after the last, a block holding nblock_max bytes or more is
     closed; a byte extends the pending run unless it differs or the run is 255 long, in which case
-    the pending run goes into the block first. The last pending run closes the last block."""
+    the pending run goes into the block first. The last pending run goes into the last block
+    (a block of its own when the one before is full). Data without a run of 4 (decimal text of
+    8-bit values) comes back as it is, only split."""
+    if data.size and not _has_run_of_4(data):
+        return data, _run_free_starts(data, nblock_max)
     out = np.empty(data.size + data.size // 4 + 8, dtype=np.uint8)
     starts = np.empty(data.size // max(nblock_max, 1) + 3, dtype=np.int64)
     starts[0] = 0
@@ -82,10 +144,13 @@ def rle1_blocks(data, nblock_max):
             run = 1
         else:
             run += 1
-    if ch >= 0:
+    if ch >= 0:                      # empty data: no block at all
+        if at - starts[n_blocks] >= nblock_max:
+            n_blocks += 1
+            starts[n_blocks] = at
         at = _put_run(out, at, ch, run)
-    n_blocks += 1
-    starts[n_blocks] = at
+        n_blocks += 1
+        starts[n_blocks] = at
     return out[:at], starts[:n_blocks + 1]
 
 
@@ -413,6 +478,17 @@ def stream_bytes(block_bit_total):
     return (STREAM_HEADER_BITS + block_bit_total + STREAM_TRAILER_BITS + 7) // 8
 
 
+@nb.njit(cache=True, nogil=True)
+def compressed_size(data, level):
+    """``len(bz2.compress(data, level))`` for a uint8 array, in numba: the blocks' last columns
+    from ``_bwt.bwt_last_column`` (fast on decimal text, exact on any bytes)."""
+    blocks, starts = rle1_blocks(data, block_limit(level))
+    total = 0
+    for b in range(starts.size - 1):
+        total += block_bits(bwt_last_column(blocks[starts[b]:starts[b + 1]]))
+    return stream_bytes(total)
+
+
 # ---------------------------------------------------------------- Python entry
 
 def bzip2_size(text: bytes | np.ndarray, level: int = 9,
@@ -421,8 +497,8 @@ def bzip2_size(text: bytes | np.ndarray, level: int = 9,
     (last column, original rotation index) as ``_bwt.cyclic_bwt_reference`` does (the default)."""
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 1 <= level <= 9:
         raise ValueError(f"bzip2 level must be an integer 1..9, got {level!r}")
-    data = np.frombuffer(text, dtype=np.uint8) if isinstance(text, (bytes, bytearray, memoryview)) \
-        else np.ascontiguousarray(text)
+    data = np.frombuffer(text, dtype=np.uint8).copy() if isinstance(text, (bytes, bytearray, memoryview)) \
+        else np.array(text, copy=True)
     if data.dtype != np.uint8 or data.ndim != 1:
         raise ValueError(f"bzip2 text must be bytes or a 1-d uint8 array, got {data.dtype} of shape {data.shape}")
     if data.size == 0:
