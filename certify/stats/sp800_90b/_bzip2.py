@@ -19,7 +19,9 @@ from typing import Callable
 
 import numba as nb
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.core import types
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
 
 from ._bwt import bwt_last_column, cyclic_bwt_reference
 
@@ -253,12 +255,10 @@ def _front_nibbles(y, ll):
     lowest one exactly): no memory round trip and no data-dependent branch, several times faster
     than the list walk on decimal text (11 symbols)."""
     x = y ^ (ll * NIBBLE_ONES)
-    j = np.int64(trailing_zeros((x - NIBBLE_ONES) & ~x & NIBBLE_HIGHS) >> 2)
-    if j == 15:
-        mask = ~np.uint64(0)
-    else:
-        mask = (np.uint64(1) << np.uint64(4 * j + 4)) - np.uint64(1)
-    return j, (y & ~mask) | ((y << np.uint64(4)) & mask) | ll
+    flags = (x - NIBBLE_ONES) & ~x & NIBBLE_HIGHS
+    upto = flags ^ (flags - np.uint64(1))                  # nibbles 0..j
+    j = np.int64(trailing_zeros(flags) >> 2)
+    return j, (y & ~upto) | ((y << np.uint64(4)) & upto) | ll
 
 
 @nb.njit(inline="always")
@@ -279,24 +279,48 @@ def _front_list(yy, ll):
     return j
 
 
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of set bits of a uint64 (llvm.ctpop)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
 @nb.njit(inline="always")
-def _zero_run(hist, wr, z_pend):
-    """A run of z_pend >= 1 MTF zeros as RUNA (0) / RUNB (1): z_pend + 1 in bijective base 2,
-    least significant digit first. Returns the new count of MTF values."""
-    z_pend -= 1
-    while True:
-        hist[wr // GROUP_SIZE, z_pend & 1] += 1
-        wr += 1
-        if z_pend < 2:
-            return wr
-        z_pend = (z_pend - 2) // 2
+def _emit_one_by_one(hist, row, fill, run, value):
+    """A run of ``run`` MTF zeros, then ``value``, into the group histograms symbol by symbol
+    (for a group boundary inside): the run as RUNA (0) / RUNB (1), run + 1 in bijective base 2,
+    least significant digit first."""
+    if run > 0:
+        z = run - 1
+        while True:
+            hist[row, z & 1] += 1
+            fill += 1
+            if fill == GROUP_SIZE:
+                row += 1
+                fill = 0
+            if z < 2:
+                break
+            z = (z - 2) // 2
+    hist[row, value] += 1
+    fill += 1
+    if fill == GROUP_SIZE:
+        row += 1
+        fill = 0
+    return row, fill
 
 
 @nb.njit(cache=True, nogil=True)
 def _mtf_group_histograms(last, seq, n_in_use):
     """generateMTFValues, keeping only what the coder needs: each 50-symbol group's histogram of
     MTF values (RUNA = 0, RUNB = 1, value j + 1 for MTF position j >= 1, EOB = n_in_use + 1) and
-    the number of MTF values nMTF."""
+    the number of MTF values nMTF.
+
+    A run of r zeros is r + 1 in binary without its top bit, 0 as RUNA and 1 as RUNB: so many
+    symbols, so many RUNBs, counted at once (the RUNA/RUNB counts of the current group kept in
+    registers) unless a group boundary falls inside; the loop has no data-dependent branch but
+    that rare one."""
     eob = n_in_use + 1
     rows = (last.size + 1 + GROUP_SIZE - 1) // GROUP_SIZE
     hist = np.zeros((rows, n_in_use + 2), dtype=np.int32)
@@ -306,27 +330,39 @@ def _mtf_group_histograms(last, seq, n_in_use):
         for s in range(n_in_use - 1, -1, -1):
             y = (y << np.uint64(4)) | np.uint64(s)
     yy = np.arange(256).astype(np.uint8)
-    wr = 0
-    z_pend = 0
+    row = 0
+    fill = 0
+    run = 0
+    run_a = 0
+    run_b = 0
     for i in range(last.size):
         ll = seq[last[i]]
         if small:
             j, y = _front_nibbles(y, np.uint64(ll))
         else:
             j = _front_list(yy, ll)
-        if j == 0:
-            z_pend += 1
-            continue
-        if z_pend > 0:
-            wr = _zero_run(hist, wr, z_pend)
-            z_pend = 0
-        hist[wr // GROUP_SIZE, j + 1] += 1
-        wr += 1
-    if z_pend > 0:
-        wr = _zero_run(hist, wr, z_pend)
-    hist[wr // GROUP_SIZE, eob] += 1
-    wr += 1
-    return hist[:(wr + GROUP_SIZE - 1) // GROUP_SIZE], wr
+        emits = np.int64(j != 0)                  # a zero only lengthens the run
+        code = np.uint64(run + 1)
+        digits = np.int64(63 - leading_zeros(code))
+        ones = np.int64(_popcount(code)) - 1
+        size = emits * (digits + 1)
+        if fill + size < GROUP_SIZE:
+            run_a += emits * (digits - ones)
+            run_b += emits * ones
+            hist[row, j + 1] += emits
+            fill += size
+        else:
+            hist[row, 0] += run_a
+            hist[row, 1] += run_b
+            run_a = 0
+            run_b = 0
+            row, fill = _emit_one_by_one(hist, row, fill, run, j + 1)
+        run = (run + 1) * (1 - emits)
+    hist[row, 0] += run_a
+    hist[row, 1] += run_b
+    row, fill = _emit_one_by_one(hist, row, fill, run, eob)
+    n_mtf = row * GROUP_SIZE + fill
+    return hist[:(n_mtf + GROUP_SIZE - 1) // GROUP_SIZE], n_mtf
 
 
 @nb.njit(cache=True, nogil=True)
