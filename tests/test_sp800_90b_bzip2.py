@@ -238,6 +238,38 @@ def test_compressed_size_of_generated_bytes_matches_libbz2(text, level):
     assert Z.compressed_size(np.frombuffer(text, dtype=np.uint8).copy(), level) == len(bz2.compress(text, level))
 
 
+def _kernel_and_libbz2_sizes(n, bits, permutations):
+    """Statistic 18 of the first permutations as the kernel counts it, and libbz2 on the same
+    shuffled values (BZIP2_COPY)."""
+    from certify.stats.sp800_90b import _iid_kernels as K
+    from certify.stats.sp800_90b.iid import baseline, sample_values
+    from certify.stats.sp800_90b.samples import prepare
+
+    samples = prepare(np.random.default_rng(n + bits).integers(0, 1 << bits, n), bits)
+    args = (samples.symbols, sample_values(samples), samples.alphabet_size, *baseline(samples),
+            np.ones(K.N_STATS, dtype=np.bool_), np.uint64(3), 0)
+    counted = np.full((permutations, K.N_STATS), -1.0)
+    K.permutation_batch(*args, counted, np.zeros((1, n), dtype=np.uint8), K.BZIP2_COUNT)
+    copied = np.full((permutations, K.N_STATS), -1.0)
+    shuffled = np.zeros((permutations, n), dtype=np.uint8)
+    K.permutation_batch(*args, copied, shuffled, K.BZIP2_COPY)
+    libbz2 = [len(bz2.compress(K.decimal_text(row).tobytes(), 5)) for row in shuffled]
+    assert np.array_equal(counted[:, :18], copied[:, :18])
+    return counted[:, 18].astype(int).tolist(), libbz2
+
+
+def test_the_permutation_kernel_counts_libbz2_sizes():
+    counted, libbz2 = _kernel_and_libbz2_sizes(200_000, 8, 4)
+    assert counted == libbz2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bits", [1, 4, 8])
+def test_the_permutation_kernel_counts_libbz2_sizes_at_full_size(bits):
+    counted, libbz2 = _kernel_and_libbz2_sizes(1_000_000, bits, 6)
+    assert counted == libbz2
+
+
 # ---------------------------------------------------------------- bad input
 
 def test_bad_input_is_refused():

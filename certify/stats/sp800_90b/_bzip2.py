@@ -7,7 +7,10 @@ coding (RLE1), the move-to-front coding with RUNA/RUNB zero runs, and the choice
 tables over groups of 50 symbols (four refinement passes, code lengths at most 17). This module
 follows libbz2 1.0.8 (bzlib.c ``copy_input_until_stop`` / ``add_pair_to_block``, compress.c
 ``generateMTFValues`` / ``sendMTFValues``, huffman.c ``BZ2_hbMakeCodeLengths``) step for step
-where the length depends on it; it never touches the CRC (a fixed 32-bit field).
+where the length depends on it; it never touches the CRC (a fixed 32-bit field). Two places
+where libbz2 could differ from the plain algorithm do not: the nGroups == 6 fast path packs
+two tables' group costs into 16-bit lanes, but a group costs at most 50 x 17 bits, so it picks
+the same tables; and nSelectors = ceil(nMTF / 50) <= 18,001 never reaches BZ_MAX_SELECTORS.
 
 ``block_bits`` works on one block's last column and is callable from other numba code (nogil),
 so a permutation kernel can count a shuffled text's size in its own thread. ``bzip2_size`` is
