@@ -317,8 +317,8 @@ def _emit_one_by_one(hist, row, fill, run, value):
 @nb.njit(cache=True, nogil=True)
 def _mtf_group_histograms(last, seq, n_in_use):
     """generateMTFValues, keeping only what the coder needs: each 50-symbol group's histogram of
-    MTF values (RUNA = 0, RUNB = 1, value j + 1 for MTF position j >= 1, EOB = n_in_use + 1) and
-    the number of MTF values nMTF.
+    MTF values (RUNA = 0, RUNB = 1, value j + 1 for MTF position j >= 1, EOB = n_in_use + 1;
+    uint8: a group holds 50) and the number of MTF values nMTF.
 
     A run of r zeros is r + 1 in binary without its top bit, 0 as RUNA and 1 as RUNB: so many
     symbols, so many RUNBs, counted at once (the RUNA/RUNB counts of the current group kept in
@@ -326,7 +326,7 @@ def _mtf_group_histograms(last, seq, n_in_use):
     that rare one."""
     eob = n_in_use + 1
     rows = (last.size + 1 + GROUP_SIZE - 1) // GROUP_SIZE
-    hist = np.zeros((rows, n_in_use + 2), dtype=np.int32)
+    hist = np.zeros((rows, n_in_use + 2), dtype=np.uint8)
     small = n_in_use <= 16
     y = np.uint64(0)
     if small:
