@@ -54,8 +54,10 @@ def cyclic_bwt_reference(block: np.ndarray) -> tuple[np.ndarray, int]:
 
 import numba as nb  # noqa: E402
 
-_SMALL = 32          # ranges this short are insertion-sorted
+_SMALL = 16          # ranges this short are insertion-sorted
+_LSD_BITS = 24       # radix-sorted from the low end first: enough to leave ~1 per run
 _MAX_DIGITS = 18     # 11**18 < 2**63: a number's padded base-11 key fits a uint64
+_SHORT_KEYS = 11 ** 4  # the unpadded keys of numbers of at most 4 digits
 
 
 @nb.njit(cache=True, nogil=True)
@@ -82,79 +84,83 @@ def _insertion_sort(keys, order, lo, hi):
 
 
 @nb.njit(cache=True, nogil=True)
+def _radix_pass(src_k, src_o, dst_k, dst_o, lo, hi, shift, w, count):
+    """Stable counting sort of src[lo:hi] by key bits [shift - w, shift) into dst[lo:hi];
+    then count[d] is the end of digit d's range."""
+    low = np.uint64(shift - w)
+    mask = np.uint64((1 << w) - 1)
+    count[:(1 << w) + 1] = 0
+    for i in range(lo, hi):
+        count[((src_k[i] >> low) & mask) + np.uint64(1)] += 1
+    count[0] = lo
+    for d in range(1 << w):
+        count[d + 1] += count[d]
+    for i in range(lo, hi):
+        d = (src_k[i] >> low) & mask
+        at = count[d]
+        dst_o[at] = src_o[i]
+        dst_k[at] = src_k[i]
+        count[d] = at + 1
+
+
+@nb.njit(cache=True, nogil=True)
 def _sorted_order(keys, bits):
-    """(order, sorted keys) of uint64 ``keys`` < 2**bits: MSD radix, 16 bits then 8 at a time,
-    insertion sort for short ranges."""
+    """(order, sorted keys) of uint64 ``keys`` < 2**bits: LSD radix (8-bit digits, streaming
+    writes) on the top 24 bits, then each run still tied there by MSD radix down to short
+    ranges, which are insertion-sorted."""
     m = keys.size
-    order = np.empty(m, dtype=np.int32)
-    sk = np.empty(m, dtype=np.uint64)
-    top = min(16, bits)
-    shift = bits - top
-    nb_top = 1 << top
-    count = np.zeros(nb_top + 1, dtype=np.int64)
-    for i in range(m):
-        count[(keys[i] >> np.uint64(shift)) + np.uint64(1)] += 1
-    for b in range(nb_top):
-        count[b + 1] += count[b]
-    fill = count[:nb_top].copy()
-    for i in range(m):
-        b = keys[i] >> np.uint64(shift)
-        at = fill[b]
-        order[at] = i
-        sk[at] = keys[i]
-        fill[b] = at + 1
-    if shift == 0:
+    order = np.arange(m).astype(np.int32)
+    sk = keys.copy()
+    if bits == 0 or m < 2:
         return order, sk
     tmp_o = np.empty(m, dtype=np.int32)
     tmp_k = np.empty(m, dtype=np.uint64)
-    stack_lo = np.empty(8 * 257 + 8, dtype=np.int64)
-    stack_hi = np.empty(8 * 257 + 8, dtype=np.int64)
-    stack_sh = np.empty(8 * 257 + 8, dtype=np.int64)
-    sub = np.zeros(257, dtype=np.int64)
-    for b in range(nb_top):
-        lo, hi = count[b], count[b + 1]
-        if hi - lo < 2:
-            continue
-        depth = 0
-        stack_lo[0], stack_hi[0], stack_sh[0] = lo, hi, shift
-        depth = 1
-        while depth > 0:
-            depth -= 1
-            lo, hi, sh = stack_lo[depth], stack_hi[depth], stack_sh[depth]
-            if hi - lo <= _SMALL:
-                _insertion_sort(sk, order, lo, hi)
-                continue
-            w = min(8, sh)
-            sh2 = sh - w
-            mask = np.uint64((1 << w) - 1)
-            sub[:] = 0
-            for i in range(lo, hi):
-                sub[((sk[i] >> np.uint64(sh2)) & mask) + np.uint64(1)] += 1
-            for d in range(1 << w):
-                sub[d + 1] += sub[d]
-            for i in range(lo, hi):
-                d = (sk[i] >> np.uint64(sh2)) & mask
-                at = lo + sub[d]
-                tmp_o[at] = order[i]
-                tmp_k[at] = sk[i]
-                sub[d] += 1
-            order[lo:hi] = tmp_o[lo:hi]
-            sk[lo:hi] = tmp_k[lo:hi]
-            if sh2 == 0:
-                continue
-            start = lo
-            for d in range(1 << w):
-                end = lo + sub[d]
-                if end - start > 1:
-                    stack_lo[depth], stack_hi[depth], stack_sh[depth] = start, end, sh2
-                    depth += 1
-                start = end
+    count = np.empty(257, dtype=np.int64)
+    low = bits - min(bits, _LSD_BITS)
+    shift = low
+    while shift < bits:
+        w = min(8, bits - shift)
+        _radix_pass(sk, order, tmp_k, tmp_o, 0, m, shift + w, w, count)
+        sk, tmp_k = tmp_k, sk
+        order, tmp_o = tmp_o, order
+        shift += w
+    if low == 0:
+        return order, sk
+    stack = np.empty((8 * 257 + 8, 3), dtype=np.int64)
+    p = 0
+    while p < m:
+        q = p + 1
+        top = sk[p] >> np.uint64(low)
+        while q < m and (sk[q] >> np.uint64(low)) == top:
+            q += 1
+        if q - p > 1:
+            stack[0, 0], stack[0, 1], stack[0, 2] = p, q, low
+            depth = 1
+            while depth > 0:
+                depth -= 1
+                lo, hi, shift = stack[depth, 0], stack[depth, 1], stack[depth, 2]
+                if hi - lo <= _SMALL:
+                    _insertion_sort(sk, order, lo, hi)
+                    continue
+                w = min(8, shift)
+                _radix_pass(sk, order, tmp_k, tmp_o, lo, hi, shift, w, count)
+                sk[lo:hi] = tmp_k[lo:hi]
+                order[lo:hi] = tmp_o[lo:hi]
+                shift -= w
+                start = lo
+                for d in range(1 << w):
+                    end = count[d]
+                    if end - start > 1 and shift > 0:
+                        stack[depth, 0], stack[depth, 1], stack[depth, 2] = start, end, shift
+                        depth += 1
+                    start = end
+        p = q
     return order, sk
 
 
 @nb.njit(cache=True, nogil=True)
 def _sort_by(buf, order, lo, hi):
-    """Sort order[lo:hi] by buf[0:hi-lo] (buf permuted alike)."""
+    """Sort order[lo:hi] by buf[0:hi-lo] (non-negative ints; buf permuted alike)."""
     size = hi - lo
     if size <= _SMALL:
         for i in range(1, size):
@@ -168,12 +174,16 @@ def _sort_by(buf, order, lo, hi):
             buf[j + 1] = k
             order[lo + j + 1] = o
         return
-    perm = np.argsort(buf[:size], kind="mergesort")
+    keys = np.empty(size, dtype=np.uint64)
+    top = 0
+    for t in range(size):
+        keys[t] = buf[t]
+        top = max(top, buf[t])
+    perm, sk = _sorted_order(keys, _bit_length(top))
     members = order[lo:hi].copy()
-    keys = buf[:size].copy()
     for t in range(size):
         order[lo + t] = members[perm[t]]
-        buf[t] = keys[perm[t]]
+        buf[t] = sk[t]
 
 
 @nb.njit(cache=True, nogil=True)
@@ -287,18 +297,17 @@ def _decimal_bwt(block, out):
     """Last column of a block of digits and spaces with a space somewhere (numbers separated by
     spaces; two spaces in a row enclose an empty number); False, nothing written, otherwise."""
     n = block.size
-    first_space = -1
     spaces = 0
-    for i in range(n):
+    others = 0
+    for i in range(n):      # branch-free: a byte is a space, a digit or neither
         c = block[i]
-        if c == 32:
-            if first_space < 0:
-                first_space = i
-            spaces += 1
-        elif c < 48 or c > 57:
-            return False
-    if first_space < 0:
+        spaces += c == 32
+        others += (c != 32) & ((c < 48) | (c > 57))
+    if others or not spaces:
         return False
+    first_space = 0
+    while block[first_space] != 32:
+        first_space += 1
     # rotate so the text is T_0 ' ' T_1 ' ' ... T_{m-1} ' ' (T_{m-1} may join the block's two ends)
     text = np.empty(n, dtype=np.uint8)
     tail = n - first_space - 1
@@ -307,7 +316,7 @@ def _decimal_bwt(block, out):
     m = spaces
     starts = np.empty(m, dtype=np.int32)
     lengths = np.empty(m, dtype=np.int32)
-    keys = np.empty(m, dtype=np.uint64)     # the number's digits in base 11, then padded below
+    keys = np.empty(m, dtype=np.uint64)     # the number's digits in base 11
     j = 0
     s = 0
     k = np.uint64(0)
@@ -330,21 +339,44 @@ def _decimal_bwt(block, out):
     pad[0] = 1
     for t in range(width):
         pad[t + 1] = pad[t] * np.uint64(11)
-    for j in range(m):
-        keys[j] *= pad[width - lengths[j]]
     bits = _bit_length(pad[width] - np.uint64(1))
-    order, sk = _sorted_order(keys, bits)
-    # dense number ranks, each distinct number's first occurrence and count
-    number = np.empty(m, dtype=np.int32)
-    rep = np.empty(m, dtype=np.int32)
-    mult = np.zeros(m, dtype=np.int64)
+    # distinct numbers: the unpadded keys (base 11 with digits 1..10 gives every digit string its
+    # own integer) of numbers up to 4 digits through a table; longer ones (in 8-bit text just the
+    # one joining the block's ends) all go to the sort with one of each short one
+    slot = np.full(_SHORT_KEYS, -1, dtype=np.int32)
+    candidate = np.empty(m, dtype=np.int32)     # its position in the text
+    number = np.empty(m, dtype=np.int32)        # first its candidate, then its dense rank
+    nc = 0
+    for j in range(m):
+        k = keys[j]
+        if k < _SHORT_KEYS:
+            if slot[k] < 0:
+                slot[k] = nc
+                candidate[nc] = j
+                nc += 1
+            number[j] = slot[k]
+        else:
+            candidate[nc] = j
+            number[j] = nc
+            nc += 1
+    padded = np.empty(nc, dtype=np.uint64)
+    for c in range(nc):
+        j = candidate[c]
+        padded[c] = keys[j] * pad[width - lengths[j]]
+    order, sk = _sorted_order(padded, bits)
+    rank_of = np.empty(nc, dtype=np.int32)
+    rep = np.empty(nc, dtype=np.int32)          # a position of each distinct number
     distinct = 0
-    for p in range(m):
+    for p in range(nc):
         if p == 0 or sk[p] != sk[p - 1]:
-            rep[distinct] = order[p]
+            rep[distinct] = candidate[order[p]]
             distinct += 1
-        number[order[p]] = distinct - 1
-        mult[distinct - 1] += 1
+        rank_of[order[p]] = distinct - 1
+    mult = np.zeros(distinct, dtype=np.int64)
+    for j in range(m):
+        u = rank_of[number[j]]
+        number[j] = u
+        mult[u] += 1
     # heads: each distinct number's suffixes from offset d (d = its length: the bare space)
     off = np.empty(distinct + 1, dtype=np.int64)
     off[0] = 0
@@ -374,9 +406,12 @@ def _decimal_bwt(block, out):
     # rotations in order: by head, then by the numbers after it (the order of rotation j's
     # numbers, walked once, puts every head of number j-1 in place within its bucket)
     seq = cyclic_order(number, distinct)
-    for p in range(m):
+    before = np.empty(m, dtype=np.int32)     # the number before each, in that order (a gather
+    for p in range(m):                       # on its own: twice as fast as inside the next loop)
         j = seq[p]
-        u = number[j - 1 if j > 0 else m - 1]
+        before[p] = number[j - 1 if j > 0 else m - 1]
+    for p in range(m):
+        u = before[p]
         for x in range(off[u], off[u + 1]):
             b = head_rank[x]
             out[fill[b]] = head_char[x]
