@@ -55,7 +55,6 @@ def cyclic_bwt_reference(block: np.ndarray) -> tuple[np.ndarray, int]:
 import numba as nb  # noqa: E402
 
 _SMALL = 16          # ranges this short are insertion-sorted
-_LSD_BITS = 24       # radix-sorted from the low end first: enough to leave ~1 per run
 _MAX_DIGITS = 18     # 11**18 < 2**63: a number's padded base-11 key fits a uint64
 _SHORT_KEYS = 11 ** 4  # the unpadded keys of numbers of at most 4 digits
 
@@ -104,10 +103,10 @@ def _radix_pass(src_k, src_o, dst_k, dst_o, lo, hi, shift, w, count):
 
 
 @nb.njit(cache=True, nogil=True)
-def _sorted_order(keys, bits):
+def _sorted_order(keys, bits, lsd_bits=24):
     """(order, sorted keys) of uint64 ``keys`` < 2**bits: LSD radix (8-bit digits, streaming
-    writes) on the top 24 bits, then each run still tied there by MSD radix down to short
-    ranges, which are insertion-sorted."""
+    writes) on the top ``lsd_bits`` bits (enough to leave runs of a few equal ones), then each
+    run still tied there by MSD radix down to short ranges, which are insertion-sorted."""
     m = keys.size
     order = np.arange(m).astype(np.int32)
     sk = keys.copy()
@@ -116,7 +115,7 @@ def _sorted_order(keys, bits):
     tmp_o = np.empty(m, dtype=np.int32)
     tmp_k = np.empty(m, dtype=np.uint64)
     count = np.empty(257, dtype=np.int64)
-    low = bits - min(bits, _LSD_BITS)
+    low = bits - min(bits, lsd_bits)
     shift = low
     while shift < bits:
         w = min(8, bits - shift)
@@ -208,12 +207,27 @@ def cyclic_order(sym, alphabet):
     for t in range(per):
         k = k * base + np.uint64(sym[t % m])
     keys[0] = k
+    ahead = per % m          # (i + per) % m, kept without a division per symbol
     for i in range(m - 1):
-        k = (k - np.uint64(sym[i]) * lead) * base + np.uint64(sym[(i + per) % m])
+        k = (k - np.uint64(sym[i]) * lead) * base + np.uint64(sym[ahead])
         keys[i + 1] = k
-    order, sk = _sorted_order(keys, _bit_length(lead * base - np.uint64(1)))
-    # ranks: the first position of each rotation's group of equal prefixes
-    rank = np.empty(m, dtype=np.int32)
+        ahead += 1
+        if ahead == m:
+            ahead = 0
+    # radix-sort from the low end as many top bits as carry ~log2(m) + 3 bits of information
+    # (symbols of a skewed or barely used alphabet carry less than their log2(alphabet) bits)
+    entropy = np.log2(alphabet)
+    if alphabet <= 4 * m:    # (a sparse alphabet: assume every symbol carries its bits)
+        seen = np.zeros(alphabet, dtype=np.int64)
+        for i in range(m):
+            seen[sym[i]] += 1
+        entropy = 0.0
+        for c in range(alphabet):
+            if seen[c]:
+                entropy -= seen[c] / m * np.log2(seen[c] / m)
+    bits = _bit_length(lead * base - np.uint64(1))
+    needed = (_bit_length(m) + 3) * np.log2(alphabet) / max(entropy, 1e-3)
+    order, sk = _sorted_order(keys, bits, min(64, 8 * int(np.ceil(needed / 8))))
     groups = np.empty(m, dtype=np.int32)      # (lo, hi) pairs of still-tied ranges, flattened
     ng = 0
     p = 0
@@ -221,13 +235,21 @@ def cyclic_order(sym, alphabet):
         q = p + 1
         while q < m and sk[q] == sk[p]:
             q += 1
-        for t in range(p, q):
-            rank[order[t]] = p
         if q - p > 1:
             groups[2 * ng] = p
             groups[2 * ng + 1] = q
             ng += 1
         p = q
+    if ng == 0:
+        return order
+    # ranks: the first position of each rotation's group of equal prefixes
+    rank = np.empty(m, dtype=np.int32)
+    for p in range(m):
+        rank[order[p]] = p
+    for g in range(ng):
+        lo, hi = groups[2 * g], groups[2 * g + 1]
+        for t in range(lo, hi):
+            rank[order[t]] = lo
     h = per
     buf = np.empty(m, dtype=np.int32)
     fresh = np.empty(m, dtype=np.int32)
@@ -236,7 +258,8 @@ def cyclic_order(sym, alphabet):
         for g in range(ng):
             lo, hi = groups[2 * g], groups[2 * g + 1]
             for t in range(lo, hi):
-                buf[t - lo] = rank[(order[t] + h) % m]
+                at = order[t] + h     # h < m
+                buf[t - lo] = rank[at - m if at >= m else at]
             _sort_by(buf, order, lo, hi)
             a = lo
             while a < hi:
@@ -321,18 +344,16 @@ def _decimal_bwt(block, out):
     s = 0
     k = np.uint64(0)
     width = 0
-    for i in range(n):
+    for i in range(n):      # branch-free: number j's entries are rewritten until its space
         c = text[i]
-        if c == 32:
-            starts[j] = s
-            lengths[j] = i - s
-            width = max(width, i - s)
-            keys[j] = k
-            k = np.uint64(0)
-            j += 1
-            s = i + 1
-        else:
-            k = k * np.uint64(11) + np.uint64(c - 47)
+        space = c == 32
+        starts[j] = s
+        lengths[j] = i - s
+        keys[j] = k
+        width = max(width, i - s)
+        k = (k * np.uint64(11) + np.uint64(c - 47)) * np.uint64(1 - space)
+        s += (i + 1 - s) * space
+        j += space
     if width > _MAX_DIGITS:
         return False
     pad = np.empty(width + 1, dtype=np.uint64)
