@@ -4,10 +4,12 @@ output, which depends on the block only through this transform (the order of ide
 does not change the last column, and the original rotation's index is a fixed 24-bit field).
 
 ``cyclic_bwt_reference`` is the plain, obviously correct form (prefix doubling on numpy sorts):
-the yardstick the fast transform is tested against, too slow for the permutation tests."""
+the yardstick the fast transform is tested against, too slow for the permutation tests.
+``bwt_last_column`` is the fast one (numba, callable from other compiled code), below."""
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 
@@ -41,18 +43,17 @@ def cyclic_bwt_reference(block: np.ndarray) -> tuple[np.ndarray, int]:
 # ---------------------------------------------------------------------------------------------
 # The fast transform (numba, callable from other compiled code).
 #
-# Blocks of decimal text (digits, single spaces) are sorted by tokens: every rotation is a head
+# Blocks of decimal text (digits and spaces) are sorted by numbers: every rotation is a head
 # (a suffix of one number, then its space) followed by the whole numbers after it, and since the
 # strings "digits + space" are prefix-free with ' ' < '0', the order of rotations is the order of
 # (head string, cyclic rank of the number sequence after the head). So the block sorts as one
-# cyclic suffix sort of its ~n/3.6 numbers and a counting pass over the heads. Any other block is
+# cyclic suffix sort of its ~n/3.6 numbers and a counting pass over the heads (two spaces in a
+# row enclose an empty number, which changes nothing of this). Any other block is
 # a cyclic suffix sort of its bytes. Both sorts are the same routine: the first symbols of each
 # rotation packed into a uint64 and radix-sorted, ties refined by prefix doubling (Larsson-
 # Sadakane) with the ranks of the symbols further on. (_suffix.suffix_array sorts linear suffixes
 # in Python-level numpy; bzip2 needs cyclic rotations, inside compiled code, without the GIL.)
 # ---------------------------------------------------------------------------------------------
-
-import numba as nb  # noqa: E402
 
 _SMALL = 16          # ranges this short are insertion-sorted
 _MAX_DIGITS = 18     # 11**18 < 2**63: a number's padded base-11 key fits a uint64
