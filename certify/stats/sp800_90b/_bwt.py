@@ -9,6 +9,8 @@ the yardstick the fast transform is tested against, too slow for the permutation
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -58,14 +60,16 @@ def cyclic_bwt_reference(block: np.ndarray) -> tuple[np.ndarray, int]:
 _SMALL = 16          # ranges this short are insertion-sorted
 _MAX_DIGITS = 18     # 11**18 < 2**63: a number's padded base-11 key fits a uint64
 _SHORT_KEYS = 11 ** 4  # the unpadded keys of numbers of at most 4 digits
+_LSD_BITS = 24       # radix-sorted from the low end first where no entropy says otherwise
 
 
 @nb.njit(cache=True, nogil=True)
 def _bit_length(x):
+    """Bits of the uint64 ``x`` (one signature: every caller passes a uint64)."""
     bits = 0
-    while x > 0:
+    while x:
         bits += 1
-        x >>= 1
+        x = x >> np.uint64(1)
     return bits
 
 
@@ -89,7 +93,8 @@ def _radix_pass(src_k, src_o, dst_k, dst_o, lo, hi, shift, w, count):
     then count[d] is the end of digit d's range."""
     low = np.uint64(shift - w)
     mask = np.uint64((1 << w) - 1)
-    count[:(1 << w) + 1] = 0
+    for d in range((1 << w) + 1):
+        count[d] = 0
     for i in range(lo, hi):
         count[((src_k[i] >> low) & mask) + np.uint64(1)] += 1
     count[0] = lo
@@ -104,13 +109,16 @@ def _radix_pass(src_k, src_o, dst_k, dst_o, lo, hi, shift, w, count):
 
 
 @nb.njit(cache=True, nogil=True)
-def _sorted_order(keys, bits, lsd_bits=24):
+def _sorted_order(keys, bits, lsd_bits):
     """(order, sorted keys) of uint64 ``keys`` < 2**bits: LSD radix (8-bit digits, streaming
     writes) on the top ``lsd_bits`` bits (enough to leave runs of a few equal ones), then each
     run still tied there by MSD radix down to short ranges, which are insertion-sorted."""
     m = keys.size
-    order = np.arange(m).astype(np.int32)
-    sk = keys.copy()
+    order = np.empty(m, dtype=np.int32)
+    sk = np.empty(m, dtype=np.uint64)
+    for i in range(m):
+        order[i] = i
+        sk[i] = keys[i]
     if bits == 0 or m < 2:
         return order, sk
     tmp_o = np.empty(m, dtype=np.int32)
@@ -126,7 +134,9 @@ def _sorted_order(keys, bits, lsd_bits=24):
         shift += w
     if low == 0:
         return order, sk
-    stack = np.empty((8 * 257 + 8, 3), dtype=np.int64)
+    stack_lo = np.empty(8 * 257 + 8, dtype=np.int64)   # ranges left to sort, depth first
+    stack_hi = np.empty(8 * 257 + 8, dtype=np.int64)
+    stack_shift = np.empty(8 * 257 + 8, dtype=np.int64)
     p = 0
     while p < m:
         q = p + 1
@@ -134,24 +144,31 @@ def _sorted_order(keys, bits, lsd_bits=24):
         while q < m and (sk[q] >> np.uint64(low)) == top:
             q += 1
         if q - p > 1:
-            stack[0, 0], stack[0, 1], stack[0, 2] = p, q, low
+            stack_lo[0] = p
+            stack_hi[0] = q
+            stack_shift[0] = low
             depth = 1
             while depth > 0:
                 depth -= 1
-                lo, hi, shift = stack[depth, 0], stack[depth, 1], stack[depth, 2]
+                lo = stack_lo[depth]
+                hi = stack_hi[depth]
+                shift = stack_shift[depth]
                 if hi - lo <= _SMALL:
                     _insertion_sort(sk, order, lo, hi)
                     continue
                 w = min(8, shift)
                 _radix_pass(sk, order, tmp_k, tmp_o, lo, hi, shift, w, count)
-                sk[lo:hi] = tmp_k[lo:hi]
-                order[lo:hi] = tmp_o[lo:hi]
+                for i in range(lo, hi):
+                    sk[i] = tmp_k[i]
+                    order[i] = tmp_o[i]
                 shift -= w
                 start = lo
                 for d in range(1 << w):
                     end = count[d]
                     if end - start > 1 and shift > 0:
-                        stack[depth, 0], stack[depth, 1], stack[depth, 2] = start, end, shift
+                        stack_lo[depth] = start
+                        stack_hi[depth] = end
+                        stack_shift[depth] = shift
                         depth += 1
                     start = end
         p = q
@@ -179,8 +196,10 @@ def _sort_by(buf, order, lo, hi):
     for t in range(size):
         keys[t] = buf[t]
         top = max(top, buf[t])
-    perm, sk = _sorted_order(keys, _bit_length(top))
-    members = order[lo:hi].copy()
+    perm, sk = _sorted_order(keys, _bit_length(np.uint64(top)), _LSD_BITS)
+    members = np.empty(size, dtype=np.int32)
+    for t in range(size):
+        members[t] = order[lo + t]
     for t in range(size):
         order[lo + t] = members[perm[t]]
         buf[t] = sk[t]
@@ -193,7 +212,10 @@ def cyclic_order(sym, alphabet):
     Identical rotations (a periodic ``sym``) come in an arbitrary order among themselves."""
     m = sym.size
     if alphabet <= 1 or m == 1:
-        return np.arange(m).astype(np.int32)
+        order = np.empty(m, dtype=np.int32)
+        for i in range(m):
+            order[i] = i
+        return order
     # the first `per` symbols of each rotation as one base-`alphabet` number (the most that fit
     # a uint64), rolled forward without a division
     lead = np.uint64(1)          # alphabet ** (per - 1)
@@ -217,7 +239,7 @@ def cyclic_order(sym, alphabet):
             ahead = 0
     # radix-sort from the low end as many top bits as carry ~log2(m) + 3 bits of information
     # (symbols of a skewed or barely used alphabet carry less than their log2(alphabet) bits)
-    entropy = np.log2(alphabet)
+    entropy = math.log2(alphabet)
     if alphabet <= 4 * m:    # (a sparse alphabet: assume every symbol carries its bits)
         seen = np.zeros(alphabet, dtype=np.int64)
         for i in range(m):
@@ -225,10 +247,10 @@ def cyclic_order(sym, alphabet):
         entropy = 0.0
         for c in range(alphabet):
             if seen[c]:
-                entropy -= seen[c] / m * np.log2(seen[c] / m)
+                entropy -= seen[c] / m * math.log2(seen[c] / m)
     bits = _bit_length(lead * base - np.uint64(1))
-    needed = (_bit_length(m) + 3) * np.log2(alphabet) / max(entropy, 1e-3)
-    order, sk = _sorted_order(keys, bits, min(64, 8 * int(np.ceil(needed / 8))))
+    needed = (_bit_length(np.uint64(m)) + 3) * math.log2(alphabet) / max(entropy, 1e-3)
+    order, sk = _sorted_order(keys, bits, min(64, 8 * int(math.ceil(needed / 8))))
     groups = np.empty(m, dtype=np.int32)      # (lo, hi) pairs of still-tied ranges, flattened
     ng = 0
     p = 0
@@ -284,12 +306,12 @@ def cyclic_order(sym, alphabet):
 def _byte_bwt(block):
     """Last column by a cyclic suffix sort of the bytes themselves (any block)."""
     n = block.size
-    dense = np.full(256, -1, dtype=np.int64)
+    dense = np.zeros(256, dtype=np.int64)
     for i in range(n):
-        dense[block[i]] = 0
+        dense[block[i]] = 1
     alphabet = 0
     for c in range(256):
-        if dense[c] == 0:
+        if dense[c]:
             dense[c] = alphabet
             alphabet += 1
     sym = np.empty(n, dtype=np.int32)
@@ -335,8 +357,8 @@ def _decimal_bwt(block, out):
     # rotate so the text is T_0 ' ' T_1 ' ' ... T_{m-1} ' ' (T_{m-1} may join the block's two ends)
     text = np.empty(n, dtype=np.uint8)
     tail = n - first_space - 1
-    text[:tail] = block[first_space + 1:]
-    text[tail:] = block[:first_space + 1]
+    for i in range(n):
+        text[i] = block[i + first_space + 1 if i < tail else i - tail]
     m = spaces
     starts = np.empty(m, dtype=np.int32)
     lengths = np.empty(m, dtype=np.int32)
@@ -365,7 +387,9 @@ def _decimal_bwt(block, out):
     # distinct numbers: the unpadded keys (base 11 with digits 1..10 gives every digit string its
     # own integer) of numbers up to 4 digits through a table; longer ones (in 8-bit text just the
     # one joining the block's ends) all go to the sort with one of each short one
-    slot = np.full(_SHORT_KEYS, -1, dtype=np.int32)
+    slot = np.empty(_SHORT_KEYS, dtype=np.int32)
+    for x in range(_SHORT_KEYS):
+        slot[x] = -1
     candidate = np.empty(m, dtype=np.int32)     # its position in the text
     number = np.empty(m, dtype=np.int32)        # first its candidate, then its dense rank
     nc = 0
@@ -385,7 +409,7 @@ def _decimal_bwt(block, out):
     for c in range(nc):
         j = candidate[c]
         padded[c] = keys[j] * pad[width - lengths[j]]
-    order, sk = _sorted_order(padded, bits)
+    order, sk = _sorted_order(padded, bits, _LSD_BITS)
     rank_of = np.empty(nc, dtype=np.int32)
     rep = np.empty(nc, dtype=np.int32)          # a position of each distinct number
     distinct = 0
@@ -412,7 +436,7 @@ def _decimal_bwt(block, out):
         for d in range(length + 1):
             head_key[off[u] + d] = _number_key(text, s + d, length - d, width)
             head_char[off[u] + d] = 32 if d == 0 else text[s + d - 1]
-    horder, hsk = _sorted_order(head_key, bits)
+    horder, hsk = _sorted_order(head_key, bits, _LSD_BITS)
     head_rank = np.empty(heads, dtype=np.int32)
     r = -1
     for p in range(heads):
