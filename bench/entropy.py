@@ -100,6 +100,11 @@ def iid_costs(samples, perm):
           f"{cpu_ms(lambda: bz2.compress(text, 5), 3):.0f} ms a call x {bzip2_calls} calls (the data and the "
           f"permutations until compression was decided); shuffle {cpu_ms(lambda: K.shuffle(arrangement, state), 20):.2f} "
           f"ms a permutation x {perm['permutations_run']}")
+    from certify.stats.sp800_90b._bwt import bwt_last_column
+    block = np.ascontiguousarray(text[:499_981])   # level 5's first block (no runs for RLE1 here)
+    bwt_last_column(block)
+    print(f"  one 499,981-byte block: libbz2 {cpu_ms(lambda: bz2.compress(block, 5), 3):.1f} ms, its Burrows-"
+          f"Wheeler last column (_bwt.bwt_last_column) {cpu_ms(lambda: bwt_last_column(block), 10):.1f} ms")
     out = np.zeros(K.N_STATS)
     for j, name in enumerate(K.STAT_NAMES[:18]):
         active = np.zeros(K.N_STATS, dtype=np.bool_)

@@ -83,6 +83,16 @@ def test_decimal_text_cut_anywhere_gives_the_reference_column(bits):
             _assert_exact(block, decimal=True if b" " in block.tobytes() else False)
 
 
+@pytest.mark.parametrize("bits", (10, 12, 16, 20))
+def test_wider_samples_many_distinct_numbers(bits):
+    """Numbers of 4 to 7 digits: most take the sort of distinct numbers, not the short table."""
+    rng = np.random.default_rng(300 + bits)
+    text = _as_block(" ".join(str(v) for v in rng.integers(0, 2 ** bits, size=8_000)).encode())
+    for length in (7, 100, 5_000, text.size):
+        for _ in range(3):
+            _assert_exact(_random_cut(text, rng, length), decimal=True)
+
+
 def test_biased_constant_and_periodic_samples():
     rng = np.random.default_rng(7)
     biased = (rng.random(20_000) < 0.03).astype(np.uint8) * 255
