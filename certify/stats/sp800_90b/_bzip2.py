@@ -332,7 +332,9 @@ def _mtf_group_histograms(last, seq, n_in_use):
     if small:
         for s in range(n_in_use - 1, -1, -1):
             y = (y << np.uint64(4)) | np.uint64(s)
-    yy = np.arange(256).astype(np.uint8)
+    yy = np.empty(256, dtype=np.uint8)
+    for s in range(256):
+        yy[s] = s
     row = 0
     fill = 0
     run = 0
@@ -410,7 +412,9 @@ def _initial_lengths(mtf_freq, n_mtf, n_groups, alpha_size, lengths):
 def _choose_tables(hist, n_groups, alpha_size, lengths, selectors, rfreq):
     """One refinement pass: each group takes the table that codes it in the fewest bits (the
     first such table on a tie), and each table's frequencies sum its groups' histograms."""
-    rfreq[:, :] = 0
+    for t in range(rfreq.shape[0]):
+        for v in range(alpha_size):
+            rfreq[t, v] = 0
     for g in range(hist.shape[0]):
         best = 0
         best_cost = 1 << 30
@@ -429,7 +433,9 @@ def _choose_tables(hist, n_groups, alpha_size, lengths, selectors, rfreq):
 @nb.njit(cache=True, nogil=True)
 def _selector_bits(selectors, n_groups):
     """The selectors are sent move-to-front coded in unary: position j costs j + 1 bits."""
-    pos = np.arange(n_groups)
+    pos = np.empty(n_groups, dtype=np.int64)
+    for t in range(n_groups):
+        pos[t] = t
     bits = 0
     for s in selectors:
         j = 0
@@ -467,7 +473,7 @@ def block_coding(last):
     for b in last:
         in_use[b] = True
     seq = np.zeros(256, dtype=np.uint8)
-    n_in_use = 0
+    n_in_use = np.int64(0)         # not the literal 0: a callee typed with it compiles twice
     ranges_used = 0
     for r in range(16):
         used = False
@@ -486,7 +492,7 @@ def block_coding(last):
             mtf_freq[v] += hist[g, v]
 
     n_groups = _table_count(n_mtf)
-    lengths = np.full((n_groups, alpha_size), GREATER_ICOST, dtype=np.int64)
+    lengths = np.empty((n_groups, alpha_size), dtype=np.int64)
     _initial_lengths(mtf_freq, n_mtf, n_groups, alpha_size, lengths)
     selectors = np.zeros(hist.shape[0], dtype=np.int64)
     rfreq = np.zeros((n_groups, alpha_size), dtype=np.int64)
@@ -505,7 +511,7 @@ def block_coding(last):
     return bits, n_mtf, n_groups, rescales
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(inline="always")
 def block_bits(last):
     """Bits bzip2 writes for the block whose Burrows-Wheeler last column is ``last``."""
     return block_coding(last)[0]
@@ -522,7 +528,7 @@ def compressed_size(data, level):
     """``len(bz2.compress(data, level))`` for a uint8 array, in numba: the blocks' last columns
     from ``_bwt.bwt_last_column`` (fast on decimal text, exact on any bytes)."""
     blocks, starts = rle1_blocks(data, block_limit(level))
-    total = 0
+    total = np.int64(0)
     for b in range(starts.size - 1):
         total += block_bits(bwt_last_column(blocks[starts[b]:starts[b + 1]]))
     return stream_bytes(total)

@@ -130,10 +130,11 @@ BZIP2_LEVEL = 5                                  # 5.1.11: bzip2 with 500 kB blo
 BZIP2_NONE, BZIP2_COUNT, BZIP2_COPY = 0, 1, 2    # statistic 18 in a batch: skipped, counted, values copied out
 
 
-@nb.njit(cache=True, nogil=True)
-def compressed_size(raw):
-    """5.1.11's statistic, len(bz2.compress(decimal_text(raw), 5)), counted by ``_bzip2``."""
-    return _bzip2_size(decimal_text(raw), BZIP2_LEVEL)
+def compressed_size(raw: np.ndarray) -> int:
+    """5.1.11's statistic, len(bz2.compress(decimal_text(raw), 5)), counted by ``_bzip2`` (the
+    kernels call the two compiled functions themselves: one more compiled level would link and
+    optimize the whole bzip2 code once more, seconds of a cold compile)."""
+    return int(_bzip2_size(decimal_text(np.ascontiguousarray(raw, dtype=np.uint8)), BZIP2_LEVEL))
 
 
 @nb.njit(cache=True, nogil=True)
@@ -281,7 +282,7 @@ def _permutation_range(data, values, k, raw_mean, median, active, seed, first, l
             for i in range(d.size):
                 row[i] = values[d[i]]
             if bzip2 == BZIP2_COUNT:
-                out_stats[b, 18] = compressed_size(row)
+                out_stats[b, 18] = _bzip2_size(decimal_text(row), np.int64(BZIP2_LEVEL))   # not a literal: one compile
 
 
 def _row_ranges(rows: int) -> list[tuple[int, int]]:

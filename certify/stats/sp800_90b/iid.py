@@ -118,7 +118,7 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
     args = (data, values, k, raw_mean, median, active, np.uint64(seed))
     with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
         libbz2_original = pool.submit(_compressed_size, raw)   # libbz2 runs beside the first batch
-        counted_original = int(K.compressed_size(np.ascontiguousarray(raw, dtype=np.uint8)))
+        counted_original = K.compressed_size(raw)
         mode = K.BZIP2_COUNT
         checked = False
         while done < permutations and active.any():
