@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from certify.pool import cpus, map_in_order, row_ranges
 
@@ -102,6 +105,194 @@ def shuffle(a, state):
         a[i] = a[j]
         a[j] = x
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
+
+
+# Four permutations shuffled side by side: each has its own array and stream and makes exactly the
+# draws and swaps of ``shuffle``, but the four generators step together in one 256-bit vector (one
+# vector instruction does the work of four scalar ones) and the four arrays' random accesses
+# overlap. On 10^6 samples: 1.7 against 2.2-2.4 ms a permutation (docs/sp800-90b.md). numba does
+# not vectorize four scalar generators itself, so the loop is written in LLVM IR below.
+SHUFFLE_LANES = 4
+
+
+def _redraw(states, lane, product, bound):
+    """The rare branch of ``shuffle_lanes``: Lemire's rejection for one lane, whose draw gave
+    ``product`` (the top 32 bits of its output times ``bound``); draws again from the lane's state
+    (``states[lane]``, already past that draw) while the low half falls in the short range, exactly
+    as ``shuffle`` does, and returns the accepted product."""
+    threshold = (np.uint64(0x100000000) - bound) % bound
+    s = states[lane]
+    while (product & np.uint64(0xFFFFFFFF)) < threshold:
+        product = (_next(s) >> np.uint64(32)) * bound
+    return product
+
+
+def _lanes_loop(context, builder, arrays_type, states_type, arrays, states):
+    """IR of ``_shuffle_side_by_side``: for i = n - 1 .. 1, one vector step of the lanes'
+    xoshiro256** (lane k in element k), the bounded draw j_k = (out_k >> 32) * (i + 1) >> 32 (all
+    lanes' rejection tests in one compare; a rejected lane goes through ``_redraw``), then the lanes'
+    swaps a_k[i] <-> a_k[j_k]."""
+    lanes = arrays_type.count
+    i64, i32 = ir.IntType(64), ir.IntType(32)
+    vec = ir.VectorType(i64, lanes)
+    one = ir.Constant(i64, 1)
+    word_of = context.make_array(states_type)(context, builder, states).data   # states[lane, w] at 4 * lane + w
+    views = [context.make_array(arrays_type.dtype)(context, builder, builder.extract_value(arrays, k))
+             for k in range(lanes)]
+    data = [view.data for view in views]
+    n = views[0].nitems
+
+    def splat(value):
+        return ir.Constant(vec, [ir.Constant(i64, value)] * lanes)
+
+    def rotl(x, r):
+        return builder.or_(builder.shl(x, splat(r)), builder.lshr(x, splat(64 - r)))
+
+    def load_state():
+        words = []
+        for w in range(4):
+            v = ir.Constant(vec, ir.Undefined)
+            for k in range(lanes):
+                v = builder.insert_element(v, builder.load(builder.gep(word_of, [ir.Constant(i64, 4 * k + w)])),
+                                           ir.Constant(i32, k))
+            words.append(v)
+        return words
+
+    def store_state(words):
+        for w in range(4):
+            for k in range(lanes):
+                builder.store(builder.extract_element(words[w], ir.Constant(i32, k)),
+                              builder.gep(word_of, [ir.Constant(i64, 4 * k + w)]))
+
+    entry_state = load_state()
+    entry = builder.block
+    loop = builder.append_basic_block("lanes.draw")
+    redraw = builder.append_basic_block("lanes.redraw")
+    swap = builder.append_basic_block("lanes.swap")
+    done = builder.append_basic_block("lanes.done")
+    last = builder.sub(n, one)
+    builder.cbranch(builder.icmp_signed(">", last, ir.Constant(i64, 0)), loop, done)
+
+    builder.position_at_end(loop)
+    i = builder.phi(i64)
+    s = [builder.phi(vec) for _ in range(4)]
+    bound = builder.and_(builder.add(i, one), ir.Constant(i64, 0xFFFFFFFF))   # < 2^32: one 32x32-bit multiply
+    bounds = builder.shuffle_vector(builder.insert_element(ir.Constant(vec, ir.Undefined), bound, ir.Constant(i32, 0)),
+                                    ir.Constant(vec, ir.Undefined), ir.Constant(ir.VectorType(i32, lanes), [0] * lanes))
+    out = builder.mul(rotl(builder.mul(s[1], splat(5)), 7), splat(9))
+    t = builder.shl(s[1], splat(17))
+    s2 = builder.xor(s[2], s[0])
+    s3 = builder.xor(s[3], s[1])
+    s1 = builder.xor(s[1], s2)
+    s0 = builder.xor(s[0], s3)
+    s2 = builder.xor(s2, t)
+    s3 = rotl(s3, 45)
+    product = builder.mul(builder.lshr(out, splat(32)), bounds)
+    short = builder.icmp_unsigned("<", builder.and_(product, splat(0xFFFFFFFF)), bounds)
+    any_short = builder.icmp_unsigned("!=", builder.bitcast(short, ir.IntType(lanes)), ir.Constant(ir.IntType(lanes), 0))
+    builder.cbranch(any_short, redraw, swap)
+
+    builder.position_at_end(redraw)   # about once in 2^32 / i draws: through memory, lane by lane
+    store_state([s0, s1, s2, s3])
+    redrawn = product
+    sig = types.uint64(states_type, types.intp, types.uint64, types.uint64)
+    for k in range(lanes):
+        accepted = context.compile_internal(builder, _redraw, sig, [states, ir.Constant(i64, k),
+                                                                   builder.extract_element(product, ir.Constant(i32, k)), bound])
+        redrawn = builder.insert_element(redrawn, accepted, ir.Constant(i32, k))
+    redrawn_state = load_state()
+    redraw_end = builder.block
+    builder.branch(swap)
+
+    builder.position_at_end(swap)
+    accepted = builder.phi(vec)
+    accepted.add_incoming(product, loop)
+    accepted.add_incoming(redrawn, redraw_end)
+    state = []
+    for fast, slow in zip((s0, s1, s2, s3), redrawn_state):
+        word = builder.phi(vec)
+        word.add_incoming(fast, loop)
+        word.add_incoming(slow, redraw_end)
+        state.append(word)
+    j = builder.lshr(accepted, splat(32))
+    for k in range(lanes):
+        at_i = builder.gep(data[k], [i])
+        at_j = builder.gep(data[k], [builder.extract_element(j, ir.Constant(i32, k))])
+        x, y = builder.load(at_i), builder.load(at_j)
+        builder.store(y, at_i)
+        builder.store(x, at_j)
+    following = builder.sub(i, one)
+    builder.cbranch(builder.icmp_signed(">", following, ir.Constant(i64, 0)), loop, done)
+    i.add_incoming(last, entry)
+    i.add_incoming(following, swap)
+    for w in range(4):
+        s[w].add_incoming(entry_state[w], entry)
+        s[w].add_incoming(state[w], swap)
+
+    builder.position_at_end(done)
+    final = []
+    for w in range(4):
+        word = builder.phi(vec)
+        word.add_incoming(entry_state[w], entry)
+        word.add_incoming(state[w], swap)
+        final.append(word)
+    store_state(final)
+
+
+@intrinsic
+def _shuffle_side_by_side(typingctx, arrays, states):
+    """``shuffle(arrays[k], states[k])`` for every k, in one loop (see ``_lanes_loop``); the caller
+    checks that the arrays have one length n <= 2^32 and ``states`` is (len(arrays), 4)."""
+    if not (isinstance(arrays, types.UniTuple) and isinstance(arrays.dtype, types.Array) and arrays.dtype.ndim == 1
+            and arrays.dtype.layout == "C" and isinstance(states, types.Array) and states.dtype == types.uint64
+            and states.ndim == 2 and states.layout == "C"):
+        return None
+
+    def codegen(context, builder, signature, args):
+        _lanes_loop(context, builder, signature.args[0], signature.args[1], *args)
+        return context.get_dummy_value()
+
+    return types.none(arrays, states), codegen
+
+
+@nb.njit(cache=True, nogil=True)
+def shuffle_lanes(arrays, states):
+    """``shuffle(arrays[k], states[k])`` for each k, side by side: the same arrangements and final
+    states as one at a time. The arrays (a tuple, C-contiguous) have one length."""
+    n = arrays[0].size
+    for a in arrays:
+        if a.size != n:
+            raise ValueError("shuffle_lanes: the arrays differ in length")
+    if n > 0x100000000:
+        raise ValueError("shuffle_lanes: more than 2^32 samples (the draws are 32-bit)")
+    if states.shape[0] != len(arrays) or states.shape[1] != 4:
+        raise ValueError("shuffle_lanes: states must be (number of arrays, 4)")
+    _shuffle_side_by_side(arrays, states)
+
+
+@nb.njit(cache=True, nogil=True)
+def shuffle_buffers(data):
+    """Room for ``shuffled_copies``: SHUFFLE_LANES arrangements of ``data`` and their states."""
+    return np.empty((SHUFFLE_LANES, data.size), dtype=data.dtype), np.empty((SHUFFLE_LANES, 4), dtype=np.uint64)
+
+
+@nb.njit(cache=True, nogil=True)
+def shuffled_copies(data, seed, first, remaining, out, states):
+    """out[q] = ``data`` shuffled with stream ``first + q`` of ``seed`` for q < count = min(remaining,
+    SHUFFLE_LANES) (``states[q]`` left at the stream's end): a full set side by side, fewer one by
+    one. Returns count."""
+    count = min(remaining, SHUFFLE_LANES)
+    for q in range(count):
+        row = out[q]
+        for i in range(data.size):
+            row[i] = data[i]
+        states[q, :] = seed_state(seed, first + q)
+    if count == SHUFFLE_LANES:
+        shuffle_lanes((out[0], out[1], out[2], out[3]), states)
+    else:
+        for q in range(count):
+            shuffle(out[q], states[q])
+    return count
 
 
 @nb.njit(cache=True, nogil=True)
@@ -258,15 +449,14 @@ def proportions(symbols, k):
 @nb.njit(cache=True, nogil=True)
 def _permutation_range(data, values, k, raw_mean, median, active, seed, first, lo, hi, out_stats, out_raw, keep_raw):
     """Rows lo .. hi - 1 of ``permutation_batch``."""
-    d = np.empty_like(data)
-    for b in range(lo, hi):
-        for i in range(d.size):
-            d[i] = data[i]
-        shuffle(d, seed_state(seed, first + b))
-        statistics(d, values, k, raw_mean, median, active, out_stats[b])
-        if keep_raw:
-            for i in range(d.size):
-                out_raw[b, i] = values[d[i]]
+    shuffled, states = shuffle_buffers(data)
+    for start in range(lo, hi, SHUFFLE_LANES):
+        for q in range(shuffled_copies(data, seed, first + start, hi - start, shuffled, states)):
+            b, d = start + q, shuffled[q]
+            statistics(d, values, k, raw_mean, median, active, out_stats[b])
+            if keep_raw:
+                for i in range(d.size):
+                    out_raw[b, i] = values[d[i]]
 
 
 def _row_ranges(rows: int) -> list[tuple[int, int]]:
@@ -352,13 +542,11 @@ def fit_score(data, block, symbol_bin, expected):
 def _chi_square_range(data, seed, first, width, k, cell_bin, independence_expected, block, symbol_bin,
                       fit_expected, lo, hi, out):
     """Rows lo .. hi - 1 of ``chi_square_permutations``."""
-    d = np.empty_like(data)
-    for b in range(lo, hi):
-        for i in range(d.size):
-            d[i] = data[i]
-        shuffle(d, seed_state(seed, first + b))
-        out[b, 0] = independence_score(d, width, k, cell_bin, independence_expected)
-        out[b, 1] = fit_score(d, block, symbol_bin, fit_expected)
+    shuffled, states = shuffle_buffers(data)
+    for start in range(lo, hi, SHUFFLE_LANES):
+        for q in range(shuffled_copies(data, seed, first + start, hi - start, shuffled, states)):
+            out[start + q, 0] = independence_score(shuffled[q], width, k, cell_bin, independence_expected)
+            out[start + q, 1] = fit_score(shuffled[q], block, symbol_bin, fit_expected)
 
 
 def chi_square_permutations(data, seed, first, width, k, cell_bin, independence_expected, block, symbol_bin,
