@@ -286,7 +286,9 @@ def shuffled_copies(data, seed, first, remaining, out, states):
         row = out[q]
         for i in range(data.size):
             row[i] = data[i]
-        states[q, :] = seed_state(seed, first + q)
+        state = seed_state(seed, first + q)
+        for w in range(4):   # not states[q, :] = ...: numba's slice assignment costs ~3 s of compile
+            states[q, w] = state[w]
     if count == SHUFFLE_LANES:
         shuffle_lanes((out[0], out[1], out[2], out[3]), states)
     else:
