@@ -81,6 +81,12 @@ def test_permutation_statistics_match_their_definitions(k, bits, n):
     ref = reference_statistics(samples)
     assert out[0] == pytest.approx(ref[0], rel=1e-12)
     assert list(out[1:18]) == pytest.approx(ref[1:], rel=1e-15)
+    # with the longest directional run decided, the runs and ups come from a counting pass alone
+    active = np.ones(K.N_STATS, bool)
+    active[2] = False
+    counts = np.full(K.N_STATS, -1.0)
+    K.statistics(samples.symbols, sample_values(samples), samples.alphabet_size, mean, median, active, counts)
+    assert (counts[1], counts[2], counts[3]) == (ref[1], -1.0, ref[3])
 
 
 def test_compression_statistic_is_bzip2_of_the_decimal_text():

