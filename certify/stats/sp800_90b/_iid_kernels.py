@@ -127,116 +127,122 @@ def _redraw(states, lane, product, bound):
     return product
 
 
-def _lanes_loop(context, builder, arrays_type, states_type, arrays, states):
-    """IR of ``_shuffle_side_by_side``: for i = n - 1 .. 1, one vector step of the lanes'
-    xoshiro256** (lane k in element k), the bounded draw j_k = (out_k >> 32) * (i + 1) >> 32 (all
-    lanes' rejection tests in one compare; a rejected lane goes through ``_redraw``), then the lanes'
-    swaps a_k[i] <-> a_k[j_k]."""
-    lanes = arrays_type.count
-    i64, i32 = ir.IntType(64), ir.IntType(32)
-    vec = ir.VectorType(i64, lanes)
-    one = ir.Constant(i64, 1)
-    word_of = context.make_array(states_type)(context, builder, states).data   # states[lane, w] at 4 * lane + w
-    views = [context.make_array(arrays_type.dtype)(context, builder, builder.extract_value(arrays, k))
-             for k in range(lanes)]
-    data = [view.data for view in views]
-    n = views[0].nitems
+class _LaneIR:
+    """IR helpers for ``_lanes_loop``: the lanes' generator states as four <lanes x i64> vectors
+    (word w of lane k in element k of vector w), kept in ``states[lane, w]`` between calls."""
 
-    def splat(value):
-        return ir.Constant(vec, [ir.Constant(i64, value)] * lanes)
+    def __init__(self, builder, lanes, state_words):
+        self.b, self.lanes, self.words_at = builder, lanes, state_words
+        self.i64, self.i32 = ir.IntType(64), ir.IntType(32)
+        self.vec = ir.VectorType(self.i64, lanes)
 
-    def rotl(x, r):
-        return builder.or_(builder.shl(x, splat(r)), builder.lshr(x, splat(64 - r)))
+    def splat(self, value):
+        return ir.Constant(self.vec, [ir.Constant(self.i64, value)] * self.lanes)
 
-    def load_state():
+    def broadcast(self, x):
+        b = self.b
+        one = b.insert_element(ir.Constant(self.vec, ir.Undefined), x, ir.Constant(self.i32, 0))
+        return b.shuffle_vector(one, ir.Constant(self.vec, ir.Undefined),
+                                ir.Constant(ir.VectorType(self.i32, self.lanes), [0] * self.lanes))
+
+    def lane(self, v, k):
+        return self.b.extract_element(v, ir.Constant(self.i32, k))
+
+    def rotl(self, x, r):
+        return self.b.or_(self.b.shl(x, self.splat(r)), self.b.lshr(x, self.splat(64 - r)))
+
+    def _word(self, k, w):
+        return self.b.gep(self.words_at, [ir.Constant(self.i64, 4 * k + w)])
+
+    def load_state(self):
         words = []
         for w in range(4):
-            v = ir.Constant(vec, ir.Undefined)
-            for k in range(lanes):
-                v = builder.insert_element(v, builder.load(builder.gep(word_of, [ir.Constant(i64, 4 * k + w)])),
-                                           ir.Constant(i32, k))
+            v = ir.Constant(self.vec, ir.Undefined)
+            for k in range(self.lanes):
+                v = self.b.insert_element(v, self.b.load(self._word(k, w)), ir.Constant(self.i32, k))
             words.append(v)
         return words
 
-    def store_state(words):
+    def store_state(self, words):
         for w in range(4):
-            for k in range(lanes):
-                builder.store(builder.extract_element(words[w], ir.Constant(i32, k)),
-                              builder.gep(word_of, [ir.Constant(i64, 4 * k + w)]))
+            for k in range(self.lanes):
+                self.b.store(self.lane(words[w], k), self._word(k, w))
 
-    entry_state = load_state()
+    def step(self, s):
+        """xoshiro256** on every lane at once: (outputs, next state), as ``_next``."""
+        b = self.b
+        out = b.mul(self.rotl(b.mul(s[1], self.splat(5)), 7), self.splat(9))
+        t = b.shl(s[1], self.splat(17))
+        s2 = b.xor(s[2], s[0])
+        s3 = b.xor(s[3], s[1])
+        s1 = b.xor(s[1], s2)
+        s0 = b.xor(s[0], s3)
+        return out, [s0, s1, b.xor(s2, t), self.rotl(s3, 45)]
+
+    def merge(self, pairs):
+        """One phi per (value, block) list: the value from whichever block came here."""
+        phi = self.b.phi(pairs[0][0].type)
+        for value, block in pairs:
+            phi.add_incoming(value, block)
+        return phi
+
+
+def _lanes_loop(context, builder, arrays_type, states_type, arrays, states):
+    """IR of ``_shuffle_side_by_side``: for i = n - 1 .. 1, one vector step of the lanes'
+    xoshiro256**, the bounded draws j_k = (out_k >> 32) * (i + 1) >> 32 (all lanes' rejection tests
+    in one compare; a rejected lane goes through ``_redraw``), then the lanes' swaps a_k[i] <-> a_k[j_k]."""
+    lanes = arrays_type.count
+    v = _LaneIR(builder, lanes, context.make_array(states_type)(context, builder, states).data)
+    one, zero = ir.Constant(v.i64, 1), ir.Constant(v.i64, 0)
+    views = [context.make_array(arrays_type.dtype)(context, builder, builder.extract_value(arrays, k))
+             for k in range(lanes)]
+    entry_state = v.load_state()
     entry = builder.block
-    loop = builder.append_basic_block("lanes.draw")
-    redraw = builder.append_basic_block("lanes.redraw")
-    swap = builder.append_basic_block("lanes.swap")
-    done = builder.append_basic_block("lanes.done")
-    last = builder.sub(n, one)
-    builder.cbranch(builder.icmp_signed(">", last, ir.Constant(i64, 0)), loop, done)
+    draw, redraw, swap, done = (builder.append_basic_block(f"lanes.{name}")
+                                for name in ("draw", "redraw", "swap", "done"))
+    last = builder.sub(views[0].nitems, one)
+    builder.cbranch(builder.icmp_signed(">", last, zero), draw, done)
 
-    builder.position_at_end(loop)
-    i = builder.phi(i64)
-    s = [builder.phi(vec) for _ in range(4)]
-    bound = builder.and_(builder.add(i, one), ir.Constant(i64, 0xFFFFFFFF))   # < 2^32: one 32x32-bit multiply
-    bounds = builder.shuffle_vector(builder.insert_element(ir.Constant(vec, ir.Undefined), bound, ir.Constant(i32, 0)),
-                                    ir.Constant(vec, ir.Undefined), ir.Constant(ir.VectorType(i32, lanes), [0] * lanes))
-    out = builder.mul(rotl(builder.mul(s[1], splat(5)), 7), splat(9))
-    t = builder.shl(s[1], splat(17))
-    s2 = builder.xor(s[2], s[0])
-    s3 = builder.xor(s[3], s[1])
-    s1 = builder.xor(s[1], s2)
-    s0 = builder.xor(s[0], s3)
-    s2 = builder.xor(s2, t)
-    s3 = rotl(s3, 45)
-    product = builder.mul(builder.lshr(out, splat(32)), bounds)
-    short = builder.icmp_unsigned("<", builder.and_(product, splat(0xFFFFFFFF)), bounds)
-    any_short = builder.icmp_unsigned("!=", builder.bitcast(short, ir.IntType(lanes)), ir.Constant(ir.IntType(lanes), 0))
-    builder.cbranch(any_short, redraw, swap)
+    builder.position_at_end(draw)
+    i = builder.phi(v.i64)
+    state = [builder.phi(v.vec) for _ in range(4)]
+    bound = builder.and_(builder.add(i, one), ir.Constant(v.i64, 0xFFFFFFFF))   # < 2^32: one 32x32-bit multiply
+    out, drawn_state = v.step(state)
+    product = builder.mul(builder.lshr(out, v.splat(32)), v.broadcast(bound))
+    short = builder.icmp_unsigned("<", builder.and_(product, v.splat(0xFFFFFFFF)), v.broadcast(bound))
+    no_lane = ir.Constant(ir.IntType(lanes), 0)
+    builder.cbranch(builder.icmp_unsigned("!=", builder.bitcast(short, ir.IntType(lanes)), no_lane), redraw, swap)
 
     builder.position_at_end(redraw)   # about once in 2^32 / i draws: through memory, lane by lane
-    store_state([s0, s1, s2, s3])
+    v.store_state(drawn_state)
     redrawn = product
     sig = types.uint64(states_type, types.intp, types.uint64, types.uint64)
     for k in range(lanes):
-        accepted = context.compile_internal(builder, _redraw, sig, [states, ir.Constant(i64, k),
-                                                                   builder.extract_element(product, ir.Constant(i32, k)), bound])
-        redrawn = builder.insert_element(redrawn, accepted, ir.Constant(i32, k))
-    redrawn_state = load_state()
-    redraw_end = builder.block
+        accepted = context.compile_internal(builder, _redraw, sig, [states, ir.Constant(v.i64, k), v.lane(product, k), bound])
+        redrawn = builder.insert_element(redrawn, accepted, ir.Constant(v.i32, k))
+    redrawn_state = v.load_state()
+    redraw_end = builder.block   # the calls above added blocks
     builder.branch(swap)
 
     builder.position_at_end(swap)
-    accepted = builder.phi(vec)
-    accepted.add_incoming(product, loop)
-    accepted.add_incoming(redrawn, redraw_end)
-    state = []
-    for fast, slow in zip((s0, s1, s2, s3), redrawn_state):
-        word = builder.phi(vec)
-        word.add_incoming(fast, loop)
-        word.add_incoming(slow, redraw_end)
-        state.append(word)
-    j = builder.lshr(accepted, splat(32))
-    for k in range(lanes):
-        at_i = builder.gep(data[k], [i])
-        at_j = builder.gep(data[k], [builder.extract_element(j, ir.Constant(i32, k))])
+    accepted = v.merge([(product, draw), (redrawn, redraw_end)])
+    next_state = [v.merge([(fast, draw), (slow, redraw_end)]) for fast, slow in zip(drawn_state, redrawn_state)]
+    j = builder.lshr(accepted, v.splat(32))
+    for k, view in enumerate(views):
+        at_i, at_j = builder.gep(view.data, [i]), builder.gep(view.data, [v.lane(j, k)])
         x, y = builder.load(at_i), builder.load(at_j)
         builder.store(y, at_i)
         builder.store(x, at_j)
     following = builder.sub(i, one)
-    builder.cbranch(builder.icmp_signed(">", following, ir.Constant(i64, 0)), loop, done)
+    builder.cbranch(builder.icmp_signed(">", following, zero), draw, done)
     i.add_incoming(last, entry)
     i.add_incoming(following, swap)
-    for w in range(4):
-        s[w].add_incoming(entry_state[w], entry)
-        s[w].add_incoming(state[w], swap)
+    for phi, start, later in zip(state, entry_state, next_state):
+        phi.add_incoming(start, entry)
+        phi.add_incoming(later, swap)
 
     builder.position_at_end(done)
-    final = []
-    for w in range(4):
-        word = builder.phi(vec)
-        word.add_incoming(entry_state[w], entry)
-        word.add_incoming(state[w], swap)
-        final.append(word)
-    store_state(final)
+    v.store_state([v.merge([(start, entry), (later, swap)]) for start, later in zip(entry_state, next_state)])
 
 
 @intrinsic
