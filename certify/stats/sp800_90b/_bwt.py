@@ -435,17 +435,22 @@ def _decimal_bwt(block, out):
         u = rank_of[number[j]]
         number[j] = u
         mult[u] += 1
-    # heads: each distinct number's suffixes from offset d (d = its length: the bare space)
+    # heads: each distinct number's suffixes from offset d < its length. The empty head (the
+    # rotation at the space after a number) sorts first: out[:m], one per number, in the order
+    # of the numbers after them, each the byte before that space.
     off = np.empty(distinct + 1, dtype=np.int64)
     off[0] = 0
+    last_char = np.empty(distinct, dtype=np.uint8)
     for u in range(distinct):
-        off[u + 1] = off[u] + lengths[rep[u]] + 1
+        length = lengths[rep[u]]
+        off[u + 1] = off[u] + length
+        last_char[u] = text[starts[rep[u]] + length - 1] if length else 32
     heads = off[distinct]
     head_key = np.empty(heads, dtype=np.uint64)
     head_char = np.empty(heads, dtype=np.uint8)   # the byte before that rotation
     for u in range(distinct):
         s, length = starts[rep[u]], lengths[rep[u]]
-        for d in range(length + 1):
+        for d in range(length):
             head_key[off[u] + d] = _number_key(text, s + d, length - d, width)
             head_char[off[u] + d] = 32 if d == 0 else text[s + d - 1]
     horder, hsk = _sorted_order(head_key, bits, _LSD_BITS)
@@ -459,6 +464,7 @@ def _decimal_bwt(block, out):
     for u in range(distinct):
         for x in range(off[u], off[u + 1]):
             fill[head_rank[x] + 1] += mult[u]
+    fill[0] = m
     for x in range(r + 1):
         fill[x + 1] += fill[x]
     # rotations in order: by head, then by the numbers after it (the order of rotation j's
@@ -467,7 +473,9 @@ def _decimal_bwt(block, out):
     before = np.empty(m, dtype=np.int32)     # the number before each, in that order (a gather
     for p in range(m):                       # on its own: twice as fast as inside the next loop)
         j = seq[p]
-        before[p] = number[j - 1 if j > 0 else m - 1]
+        u = number[j - 1 if j > 0 else m - 1]
+        before[p] = u
+        out[p] = last_char[u]
     for p in range(m):
         u = before[p]
         for x in range(off[u], off[u + 1]):
