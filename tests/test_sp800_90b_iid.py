@@ -168,6 +168,30 @@ def test_batched_permutation_tests_equal_the_plain_loop(k, bits, n, seed):
     assert got == counts.tolist()
 
 
+def test_compression_falls_back_to_libbz2_when_the_kernel_count_differs(monkeypatch):
+    """Fail closed: the kernel counts the bzip2 sizes only if its count of the original equals
+    libbz2's; a wrong count sends every permutation to libbz2, with the same counters."""
+    from certify.stats.sp800_90b import iid
+
+    samples = prepare(np.random.default_rng(1500).integers(0, 16, size=1500), 4)
+    libbz2_calls = []
+    libbz2_size = iid._compressed_size
+    monkeypatch.setattr(iid, "_compressed_size", lambda raw: libbz2_calls.append(1) or libbz2_size(raw))
+    counted = permutation_tests(samples, seed=5, permutations=400).details
+    original = counted["compression"]["original_libbz2"]
+    assert counted["compression"] == {"sizes": "counted", "original_libbz2": original, "original_counted": original}
+    assert len(libbz2_calls) == 1                                   # the original only
+
+    libbz2_calls.clear()
+    monkeypatch.setattr(K, "compressed_size", lambda raw: original + 1)
+    fallback = permutation_tests(samples, seed=5, permutations=400).details
+    assert fallback["compression"] == {"sizes": "libbz2", "original_libbz2": original, "original_counted": original + 1}
+    compression = fallback["statistics"][18]
+    assert len(libbz2_calls) == 1 + compression["C0_greater"] + compression["C1_equal"] + compression["C2_less"]
+    assert fallback["statistics"] == counted["statistics"]
+    assert fallback["permutations_run"] == counted["permutations_run"]
+
+
 def test_chi_square_statistics_by_hand():
     """T, df and the chi-square p-value recounted by hand. (The reference mode's: T and df are the
     same in both modes, and the permutation null's p-values are checked against a plain loop

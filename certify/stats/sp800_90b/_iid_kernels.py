@@ -8,6 +8,7 @@ import numpy as np
 
 from certify.pool import cpus, map_in_order, row_ranges
 
+from ._bzip2 import compressed_size as _bzip2_size
 from ._kernels import fma
 
 N_STATS = 19
@@ -123,6 +124,16 @@ def decimal_text(raw):
         out[at] = 48 + v % 10
         at += 1
     return out[:at]
+
+
+BZIP2_LEVEL = 5                                  # 5.1.11: bzip2 with 500 kB blocks
+BZIP2_NONE, BZIP2_COUNT, BZIP2_COPY = 0, 1, 2    # statistic 18 in a batch: skipped, counted, values copied out
+
+
+@nb.njit(cache=True, nogil=True)
+def compressed_size(raw):
+    """5.1.11's statistic, len(bz2.compress(decimal_text(raw), 5)), counted by ``_bzip2``."""
+    return _bzip2_size(decimal_text(raw), BZIP2_LEVEL)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -256,17 +267,21 @@ def proportions(symbols, k):
 
 
 @nb.njit(cache=True, nogil=True)
-def _permutation_range(data, values, k, raw_mean, median, active, seed, first, lo, hi, out_stats, out_raw, keep_raw):
+def _permutation_range(data, values, k, raw_mean, median, active, seed, first, lo, hi, out_stats, out_raw, bzip2):
     """Rows lo .. hi - 1 of ``permutation_batch``."""
     d = np.empty_like(data)
+    raw = np.empty(data.size if bzip2 == BZIP2_COUNT else 0, dtype=np.uint8)
     for b in range(lo, hi):
         for i in range(d.size):
             d[i] = data[i]
         shuffle(d, seed_state(seed, first + b))
         statistics(d, values, k, raw_mean, median, active, out_stats[b])
-        if keep_raw:
+        if bzip2 != BZIP2_NONE:
+            row = raw if bzip2 == BZIP2_COUNT else out_raw[b]
             for i in range(d.size):
-                out_raw[b, i] = values[d[i]]
+                row[i] = values[d[i]]
+            if bzip2 == BZIP2_COUNT:
+                out_stats[b, 18] = compressed_size(row)
 
 
 def _row_ranges(rows: int) -> list[tuple[int, int]]:
@@ -274,14 +289,16 @@ def _row_ranges(rows: int) -> list[tuple[int, int]]:
     return row_ranges(rows, cpus())
 
 
-def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, keep_raw):
+def permutation_batch(data, values, k, raw_mean, median, active, seed, first, out_stats, out_raw, bzip2):
     """Permutations first .. first + len(out_stats) - 1, side by side: each shuffles a fresh copy
     of the samples with its own stream (so the results do not depend on the thread count) and
-    computes the active statistics; the shuffled values are kept when ``keep_raw`` (for bzip2).
-    Ranges of permutations run on the process's threads (``certify.pool``)."""
+    computes the active statistics; the compression statistic (18) by ``bzip2``: BZIP2_COUNT
+    counts it in the kernel (``compressed_size``), BZIP2_COPY writes the shuffled values to
+    ``out_raw`` for libbz2, BZIP2_NONE leaves it. Ranges of permutations run on the process's
+    threads (``certify.pool``)."""
     args = (data, values, np.int64(k), np.float64(raw_mean), np.float64(median), active, np.uint64(seed),
             np.int64(first))
-    map_in_order(_permutation_range, [(*args, lo, hi, out_stats, out_raw, bool(keep_raw))
+    map_in_order(_permutation_range, [(*args, lo, hi, out_stats, out_raw, np.int64(bzip2))
                                       for lo, hi in _row_ranges(out_stats.shape[0])], cpus())
 
 

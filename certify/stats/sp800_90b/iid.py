@@ -46,7 +46,18 @@ class IidTest:
 
 def _compressed_size(raw: np.ndarray) -> int:
     """5.1.11: bzip2 (block size 5) of the samples written as space-separated decimals."""
-    return len(bz2.compress(K.decimal_text(np.ascontiguousarray(raw, dtype=np.uint8)), 5))
+    return len(bz2.compress(K.decimal_text(np.ascontiguousarray(raw, dtype=np.uint8)), K.BZIP2_LEVEL))
+
+
+def _permutation_rows(pool, args, first, size, bzip2) -> np.ndarray:
+    """Statistics of permutations first .. first + size - 1; with BZIP2_COPY the compression
+    statistic comes from libbz2 on the shuffled values (on the pool's threads)."""
+    stats = np.full((size, K.N_STATS), -1.0)
+    shuffled = np.zeros((size if bzip2 == K.BZIP2_COPY else 1, args[0].size), dtype=np.uint8)
+    K.permutation_batch(*args, first, stats, shuffled, bzip2)
+    if bzip2 == K.BZIP2_COPY:
+        stats[:, 18] = list(pool.map(_compressed_size, shuffled))
+    return stats
 
 
 def sample_values(samples: Samples) -> np.ndarray:
@@ -89,7 +100,10 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
 
     Permutation j shuffles the original samples with stream j of the seeded generator; batches
     of permutations run in parallel and the counters are then updated in permutation order, so
-    the result depends on the seed only."""
+    the result depends on the seed only. The compression statistic (5.1.11) is counted in the
+    permutation kernel (``_bzip2``, exact to libbz2) when its count for the original equals
+    libbz2's; otherwise (fail closed) libbz2 compresses every permutation. ``details
+    ["compression"]`` says which."""
     data = np.ascontiguousarray(samples.symbols)
     raw = np.ascontiguousarray(samples.raw)
     values = sample_values(samples)
@@ -101,17 +115,21 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
     counts = np.zeros((K.N_STATS, 3), dtype=np.int64)
     done = 0
     batch = 16
+    args = (data, values, k, raw_mean, median, active, np.uint64(seed))
     with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
-        original_size = pool.submit(_compressed_size, raw)   # bzip2 runs beside the first shuffles
+        libbz2_original = pool.submit(_compressed_size, raw)   # libbz2 runs beside the first batch
+        counted_original = int(K.compressed_size(np.ascontiguousarray(raw, dtype=np.uint8)))
+        mode = K.BZIP2_COUNT
+        checked = False
         while done < permutations and active.any():
-            keep = bool(active[18])
             size = min(_batch_size(counts, active, batch), permutations - done)
-            stats = np.full((size, K.N_STATS), -1.0)
-            shuffled = np.zeros((size if keep else 1, raw.size), dtype=np.uint8)
-            K.permutation_batch(data, values, k, raw_mean, median, active, np.uint64(seed), done, stats, shuffled, keep)
-            if keep:
-                stats[:, 18] = list(pool.map(_compressed_size, shuffled))
-                original[18] = original_size.result()
+            stats = _permutation_rows(pool, args, done, size, mode if active[18] else K.BZIP2_NONE)
+            if not checked:   # the first batch's counted sizes stand only if the original's is libbz2's
+                checked = True
+                original[18] = libbz2_original.result()
+                if original[18] != counted_original:
+                    mode = K.BZIP2_COPY
+                    stats = _permutation_rows(pool, args, done, size, mode)
             for row in stats:
                 done += 1
                 for j in np.flatnonzero(active):
@@ -126,8 +144,9 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
                 if not active.any():
                     break
             batch = min(2 * batch, 64)
-        if original[18] < 0:
-            original[18] = original_size.result()
+        original[18] = libbz2_original.result()      # also when no permutation ran
+        if original[18] != counted_original:
+            mode = K.BZIP2_COPY
     rows = []
     for j, name in enumerate(K.STAT_NAMES):
         ok = bool(counts[j, 0] + counts[j, 1] > 5 and counts[j, 1] + counts[j, 2] > 5)
@@ -136,7 +155,9 @@ def permutation_tests(samples: Samples, seed: int = 1, permutations: int = PERMU
     failing = [r["statistic"] for r in rows if not r["passed"]]
     return IidTest("Permutation tests", "5.1", not failing,
                    {"permutations_run": done, "seed": seed, "raw_mean": raw_mean, "median": median,
-                    "statistics": rows, "failing": failing})
+                    "statistics": rows, "failing": failing,
+                    "compression": {"sizes": "counted" if mode == K.BZIP2_COUNT else "libbz2",
+                                    "original_libbz2": int(original[18]), "original_counted": counted_original}})
 
 
 # ---------------------------------------------------------------- 5.2
