@@ -196,3 +196,10 @@ def test_full_size_blocks_of_every_width(bits):
     for length in (499_981, 250_000, 65_537):
         for _ in range(3):
             _assert_exact(_random_cut(text, rng, length), decimal=True)
+
+
+def test_cyclic_period():
+    from certify.stats.sp800_90b._bwt import _cyclic_period
+    for text, period in (("a", 1), ("aaaa", 1), ("abab", 2), ("ababa", 5), ("abcabcabc", 3), ("aab", 3),
+                         ("abaaba", 3), ("abcd" * 50, 4), ("abcd" * 50 + "a", 201)):
+        assert _cyclic_period(np.frombuffer(text.encode(), dtype=np.uint8).astype(np.int32)) == period

@@ -11,6 +11,7 @@ import bz2
 import math
 from collections import Counter
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -80,6 +81,12 @@ def test_permutation_statistics_match_their_definitions(k, bits, n):
     ref = reference_statistics(samples)
     assert out[0] == pytest.approx(ref[0], rel=1e-12)
     assert list(out[1:18]) == pytest.approx(ref[1:], rel=1e-15)
+    # with the longest directional run decided, the runs and ups come from a counting pass alone
+    active = np.ones(K.N_STATS, bool)
+    active[2] = False
+    counts = np.full(K.N_STATS, -1.0)
+    K.statistics(samples.symbols, sample_values(samples), samples.alphabet_size, mean, median, active, counts)
+    assert (counts[1], counts[2], counts[3]) == (ref[1], -1.0, ref[3])
 
 
 def test_compression_statistic_is_bzip2_of_the_decimal_text():
@@ -120,6 +127,49 @@ def test_fast_shuffle_and_text_equal_the_plain_ones():
             K.shuffle_reference(y, sy)
             assert (x == y).all() and (sx == sy).all()
         assert K.decimal_text(a).tobytes() == " ".join(map(str, a.tolist())).encode()
+
+
+@nb.njit
+def _advance(state, steps):
+    for _ in range(steps):
+        K._next(state)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_side_by_side_shuffles_equal_the_plain_ones(dtype):
+    """Four shuffles in one loop (the generators in one vector): each lane's arrangement and final
+    state are the plain Fisher-Yates one's with its own stream, element for element; at 300,000
+    samples every lane redraws some draws (Lemire's rejection, about n^2 / 2^33 = 10 a lane), which
+    the final states show."""
+    rng = np.random.default_rng(41)
+    for n in (0, 1, 2, 3, 5, 64, 257, 4096, 300_000):
+        a = rng.integers(0, 256, size=n).astype(dtype)
+        for seed, first in ((1, 0), (77, 1 << 40), (2026, 13)):
+            lanes = tuple(a.copy() for _ in range(K.SHUFFLE_LANES))
+            states = np.array([K.seed_state(np.uint64(seed), first + q) for q in range(K.SHUFFLE_LANES)])
+            K.shuffle_lanes(lanes, states)
+            for q in range(K.SHUFFLE_LANES):
+                y, sy = a.copy(), K.seed_state(np.uint64(seed), first + q)
+                K.shuffle_reference(y, sy)
+                assert (lanes[q] == y).all() and (states[q] == sy).all()
+                if n == 300_000:
+                    plain = K.seed_state(np.uint64(seed), first + q)
+                    _advance(plain, n - 1)
+                    assert (plain != sy).any()   # more draws than swaps: the rejection branch ran
+    with pytest.raises(ValueError, match="differ in length"):
+        K.shuffle_lanes((np.zeros(3, np.uint8),) * 3 + (np.zeros(4, np.uint8),), np.zeros((4, 4), np.uint64))
+
+
+@pytest.mark.parametrize("remaining,count", [(1, 1), (3, 3), (4, 4), (9, 4)])
+def test_shuffled_copies_are_the_streams_arrangements(remaining, count):
+    """A full set of copies side by side and a short set one by one give each stream's arrangement."""
+    data = np.random.default_rng(8).integers(0, 200, size=1000).astype(np.uint8)
+    out, states = K.shuffle_buffers(data)
+    assert K.shuffled_copies(data, np.uint64(5), 100, remaining, out, states) == count
+    for q in range(count):
+        y = data.copy()
+        K.shuffle_reference(y, K.seed_state(np.uint64(5), 100 + q))
+        assert (out[q] == y).all()
 
 
 def _plain_permutation_counts(samples, seed, permutations):

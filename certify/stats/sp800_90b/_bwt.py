@@ -177,32 +177,43 @@ def _sorted_order(keys, bits, lsd_bits):
 
 @nb.njit(cache=True, nogil=True)
 def _sort_by(buf, order, lo, hi):
-    """Sort order[lo:hi] by buf[0:hi-lo] (non-negative ints; buf permuted alike)."""
+    """Sort order[lo:hi] by buf[lo:hi] (non-negative int32; buf permuted alike)."""
     size = hi - lo
     if size <= _SMALL:
-        for i in range(1, size):
-            k = buf[i]
-            o = order[lo + i]
-            j = i - 1
-            while j >= 0 and buf[j] > k:
-                buf[j + 1] = buf[j]
-                order[lo + j + 1] = order[lo + j]
-                j -= 1
-            buf[j + 1] = k
-            order[lo + j + 1] = o
+        _insertion_sort(buf, order, lo, hi)
         return
     keys = np.empty(size, dtype=np.uint64)
     top = 0
+    ordered = True     # (long repeats: a group's next ranks often all equal, or already in order)
     for t in range(size):
-        keys[t] = buf[t]
-        top = max(top, buf[t])
+        keys[t] = buf[lo + t]
+        top = max(top, buf[lo + t])
+        ordered &= t == 0 or buf[lo + t - 1] <= buf[lo + t]
+    if ordered:
+        return
     perm, sk = _sorted_order(keys, _bit_length(np.uint64(top)), _LSD_BITS)
     members = np.empty(size, dtype=np.int32)
     for t in range(size):
         members[t] = order[lo + t]
     for t in range(size):
         order[lo + t] = members[perm[t]]
-        buf[t] = sk[t]
+        buf[lo + t] = sk[t]
+
+
+@nb.njit(cache=True, nogil=True)
+def _cyclic_period(sym):
+    """The least p dividing m with sym[i] = sym[(i + p) % m] for all i (prefix function)."""
+    m = sym.size
+    border = np.zeros(m, dtype=np.int32)
+    b = 0
+    for i in range(1, m):
+        while b > 0 and sym[i] != sym[b]:
+            b = border[b - 1]
+        if sym[i] == sym[b]:
+            b += 1
+        border[i] = b
+    p = m - border[m - 1]
+    return p if m % p == 0 else m
 
 
 @nb.njit(cache=True, nogil=True)
@@ -274,20 +285,21 @@ def cyclic_order(sym, alphabet):
         for t in range(lo, hi):
             rank[order[t]] = lo
     h = per
+    period = _cyclic_period(sym)   # rotations equal on that many symbols are identical
     buf = np.empty(m, dtype=np.int32)
     fresh = np.empty(m, dtype=np.int32)
-    while ng > 0 and h < m:
+    while ng > 0 and h < period:
         nn = 0
         for g in range(ng):
             lo, hi = groups[2 * g], groups[2 * g + 1]
             for t in range(lo, hi):
                 at = order[t] + h     # h < m
-                buf[t - lo] = rank[at - m if at >= m else at]
+                buf[t] = rank[at - m if at >= m else at]
             _sort_by(buf, order, lo, hi)
             a = lo
             while a < hi:
                 b = a + 1
-                while b < hi and buf[b - lo] == buf[a - lo]:
+                while b < hi and buf[b] == buf[a]:
                     b += 1
                 for t in range(a, b):
                     rank[order[t]] = a
@@ -423,17 +435,22 @@ def _decimal_bwt(block, out):
         u = rank_of[number[j]]
         number[j] = u
         mult[u] += 1
-    # heads: each distinct number's suffixes from offset d (d = its length: the bare space)
+    # heads: each distinct number's suffixes from offset d < its length. The empty head (the
+    # rotation at the space after a number) sorts first: out[:m], one per number, in the order
+    # of the numbers after them, each the byte before that space.
     off = np.empty(distinct + 1, dtype=np.int64)
     off[0] = 0
+    last_char = np.empty(distinct, dtype=np.uint8)
     for u in range(distinct):
-        off[u + 1] = off[u] + lengths[rep[u]] + 1
+        length = lengths[rep[u]]
+        off[u + 1] = off[u] + length
+        last_char[u] = text[starts[rep[u]] + length - 1] if length else 32
     heads = off[distinct]
     head_key = np.empty(heads, dtype=np.uint64)
     head_char = np.empty(heads, dtype=np.uint8)   # the byte before that rotation
     for u in range(distinct):
         s, length = starts[rep[u]], lengths[rep[u]]
-        for d in range(length + 1):
+        for d in range(length):
             head_key[off[u] + d] = _number_key(text, s + d, length - d, width)
             head_char[off[u] + d] = 32 if d == 0 else text[s + d - 1]
     horder, hsk = _sorted_order(head_key, bits, _LSD_BITS)
@@ -447,6 +464,7 @@ def _decimal_bwt(block, out):
     for u in range(distinct):
         for x in range(off[u], off[u + 1]):
             fill[head_rank[x] + 1] += mult[u]
+    fill[0] = m
     for x in range(r + 1):
         fill[x + 1] += fill[x]
     # rotations in order: by head, then by the numbers after it (the order of rotation j's
@@ -455,7 +473,9 @@ def _decimal_bwt(block, out):
     before = np.empty(m, dtype=np.int32)     # the number before each, in that order (a gather
     for p in range(m):                       # on its own: twice as fast as inside the next loop)
         j = seq[p]
-        before[p] = number[j - 1 if j > 0 else m - 1]
+        u = number[j - 1 if j > 0 else m - 1]
+        before[p] = u
+        out[p] = last_char[u]
     for p in range(m):
         u = before[p]
         for x in range(off[u], off[u + 1]):
