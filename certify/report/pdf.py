@@ -113,11 +113,27 @@ def _status_para(status: str) -> Paragraph:
     return Paragraph(_status_markup(status), S["cell"])
 
 
+class _Table(Table):
+    """A table that never leaves fewer than WIDOW_ROWS of its rows alone at the top of a page: a
+    split that would is made that many rows earlier (or not at all, when too few would stay)."""
+
+    WIDOW_ROWS = 3
+
+    def split(self, availWidth, availHeight):
+        parts = super().split(availWidth, availHeight)
+        if len(parts) != 2 or parts[1]._nrows - self.repeatRows >= self.WIDOW_ROWS:
+            return parts
+        keep = self._nrows - self.WIDOW_ROWS          # rows the first part may hold, header included
+        if keep <= self.repeatRows + self.WIDOW_ROWS:
+            return []                                 # too short to split well: the whole table moves on
+        return super().split(availWidth, sum(self._rowHeights[:keep]))
+
+
 def _table(rows: list[list[Any]], widths: list[float], header: bool = True,
            extra: list[tuple] | None = None, repeat: bool = True) -> Table:
     cells = [[c if not isinstance(c, (str, int, float)) or isinstance(c, bool) else P(c) for c in row]
              for row in rows]
-    table = Table(cells, colWidths=widths, repeatRows=1 if header and repeat else 0, hAlign="LEFT")
+    table = _Table(cells, colWidths=widths, repeatRows=1 if header and repeat else 0, hAlign="LEFT")
     style = [("GRID", (0, 0), (-1, -1), 0.4, GRID), ("VALIGN", (0, 0), (-1, -1), "TOP"),
              ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
              ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]
