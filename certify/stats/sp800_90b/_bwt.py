@@ -128,7 +128,7 @@ def _sorted_order(keys, bits, lsd_bits):
     shift = low
     while shift < bits:
         w = min(8, bits - shift)
-        _radix_pass(sk, order, tmp_k, tmp_o, 0, m, shift + w, w, count)
+        _radix_pass(sk, order, tmp_k, tmp_o, np.int64(0), m, shift + w, w, count)
         sk, tmp_k = tmp_k, sk
         order, tmp_o = tmp_o, order
         shift += w
@@ -191,7 +191,7 @@ def _sort_by(buf, order, lo, hi):
         ordered &= t == 0 or buf[lo + t - 1] <= buf[lo + t]
     if ordered:
         return
-    perm, sk = _sorted_order(keys, _bit_length(np.uint64(top)), _LSD_BITS)
+    perm, sk = _sorted_order(keys, _bit_length(np.uint64(top)), np.int64(_LSD_BITS))
     members = np.empty(size, dtype=np.int32)
     for t in range(size):
         members[t] = order[lo + t]
@@ -329,7 +329,7 @@ def _byte_bwt(block):
     sym = np.empty(n, dtype=np.int32)
     for i in range(n):
         sym[i] = dense[block[i]]
-    order = cyclic_order(sym, alphabet)
+    order = cyclic_order(sym, np.int64(alphabet))
     out = np.empty(n, dtype=np.uint8)
     for p in range(n):
         j = order[p]
@@ -421,7 +421,7 @@ def _decimal_bwt(block, out):
     for c in range(nc):
         j = candidate[c]
         padded[c] = keys[j] * pad[width - lengths[j]]
-    order, sk = _sorted_order(padded, bits, _LSD_BITS)
+    order, sk = _sorted_order(padded, bits, np.int64(_LSD_BITS))
     rank_of = np.empty(nc, dtype=np.int32)
     rep = np.empty(nc, dtype=np.int32)          # a position of each distinct number
     distinct = 0
@@ -451,9 +451,9 @@ def _decimal_bwt(block, out):
     for u in range(distinct):
         s, length = starts[rep[u]], lengths[rep[u]]
         for d in range(length):
-            head_key[off[u] + d] = _number_key(text, s + d, length - d, width)
+            head_key[off[u] + d] = _number_key(text, s + d, length - d, np.int64(width))
             head_char[off[u] + d] = 32 if d == 0 else text[s + d - 1]
-    horder, hsk = _sorted_order(head_key, bits, _LSD_BITS)
+    horder, hsk = _sorted_order(head_key, bits, np.int64(_LSD_BITS))
     head_rank = np.empty(heads, dtype=np.int32)
     r = -1
     for p in range(heads):
@@ -469,7 +469,7 @@ def _decimal_bwt(block, out):
         fill[x + 1] += fill[x]
     # rotations in order: by head, then by the numbers after it (the order of rotation j's
     # numbers, walked once, puts every head of number j-1 in place within its bucket)
-    seq = cyclic_order(number, distinct)
+    seq = cyclic_order(number, np.int64(distinct))
     before = np.empty(m, dtype=np.int32)     # the number before each, in that order (a gather
     for p in range(m):                       # on its own: twice as fast as inside the next loop)
         j = seq[p]
