@@ -15,6 +15,7 @@ import numba as nb
 import numpy as np
 import pytest
 
+from certify.pool import cpus
 from certify.stats.sp800_90b import _iid_kernels as K
 from certify.stats.sp800_90b.iid import (assess_iid, baseline, chi_square_tests, lrs_test, permutation_tests,
                                          sample_values)
@@ -237,7 +238,9 @@ def test_compression_falls_back_to_libbz2_when_the_kernel_count_differs(monkeypa
     fallback = permutation_tests(samples, seed=5, permutations=400).details
     assert fallback["compression"] == {"sizes": "libbz2", "original_libbz2": original, "original_counted": original + 1}
     compression = fallback["statistics"][18]
-    assert len(libbz2_calls) == 1 + compression["C0_greater"] + compression["C1_equal"] + compression["C2_less"]
+    ranked = compression["C0_greater"] + compression["C1_equal"] + compression["C2_less"]
+    # the original, every permutation ranked, and at most a thread's worth past the deciding one
+    assert 1 + ranked <= len(libbz2_calls) < 1 + ranked + max(2, cpus())
     assert fallback["statistics"] == counted["statistics"]
     assert fallback["permutations_run"] == counted["permutations_run"]
 

@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaincc
 
+from certify.pool import cpus
+
 from . import _iid_kernels as K
 from . import estimators as E
 from ._suffix import tuple_counts
@@ -86,12 +88,15 @@ def _still_needed(counts: np.ndarray, active: np.ndarray) -> np.ndarray:
 
 def _batch_size(counts: np.ndarray, active: np.ndarray, batch: int) -> int:
     """How many permutations to compute next. Permutations past the one that decides the last
-    statistic are wasted, so: while the costly bzip2 statistic is open, exactly as many as it
-    still needs at least; afterwards a batch that grows to 64 (a few percent of waste at most),
-    never fewer than some open statistic still needs."""
+    statistic are wasted, so: while the costly bzip2 statistic is open, as many as it still needs
+    at least, rounded up to a whole number for each thread (a thread left idle costs more time than
+    a size or two counted in vain); afterwards a batch that grows to 64 (a few percent of waste at
+    most), never fewer than some open statistic still needs. The batches change no counter: every
+    permutation has its own stream and the counters are updated in permutation order."""
     needed = _still_needed(counts, active)
     if active[18]:
-        return int(needed[18])
+        threads = cpus()
+        return int(-(-needed[18] // threads) * threads)
     return int(max(batch, needed.max()))
 
 
