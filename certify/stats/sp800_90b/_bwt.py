@@ -177,7 +177,8 @@ def _sorted_order(keys, bits, lsd_bits):
 
 @nb.njit(cache=True, nogil=True)
 def _sort_by(buf, order, lo, hi):
-    """Sort order[lo:hi] by buf[lo:hi] (non-negative int32; buf permuted alike)."""
+    """Sort order[lo:hi] by buf[lo:hi] (uint64, int64 bounds: _insertion_sort's one signature;
+    buf permuted alike)."""
     size = hi - lo
     if size <= _SMALL:
         _insertion_sort(buf, order, lo, hi)
@@ -286,7 +287,7 @@ def cyclic_order(sym, alphabet):
             rank[order[t]] = lo
     h = per
     period = _cyclic_period(sym)   # rotations equal on that many symbols are identical
-    buf = np.empty(m, dtype=np.int32)
+    buf = np.empty(m, dtype=np.uint64)
     fresh = np.empty(m, dtype=np.int32)
     while ng > 0 and h < period:
         nn = 0
@@ -295,7 +296,7 @@ def cyclic_order(sym, alphabet):
             for t in range(lo, hi):
                 at = order[t] + h     # h < m
                 buf[t] = rank[at - m if at >= m else at]
-            _sort_by(buf, order, lo, hi)
+            _sort_by(buf, order, np.int64(lo), np.int64(hi))
             a = lo
             while a < hi:
                 b = a + 1

@@ -26,7 +26,7 @@ from numba.core import types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from ._bwt import bwt_last_column, cyclic_bwt_reference
+from ._bwt import _byte_bwt, _decimal_bwt, cyclic_bwt_reference
 
 GROUP_SIZE = 50          # BZ_G_SIZE: symbols coded with one selected table
 N_ITERS = 4              # BZ_N_ITERS: refinement passes over the tables
@@ -526,11 +526,16 @@ def stream_bytes(block_bit_total):
 @nb.njit(cache=True, nogil=True)
 def compressed_size(data, level):
     """``len(bz2.compress(data, level))`` for a uint8 array, in numba: the blocks' last columns
-    from ``_bwt.bwt_last_column`` (fast on decimal text, exact on any bytes)."""
+    by ``_bwt.bwt_last_column``'s two routes (fast on decimal text, exact on any bytes), called
+    here directly: one compiled level less to link and optimise (the cold compile)."""
     blocks, starts = rle1_blocks(data, block_limit(level))
     total = np.int64(0)
     for b in range(starts.size - 1):
-        total += block_bits(bwt_last_column(blocks[starts[b]:starts[b + 1]]))
+        block = blocks[starts[b]:starts[b + 1]]      # never empty
+        last = np.empty(block.size, dtype=np.uint8)
+        if not _decimal_bwt(block, last):
+            last = _byte_bwt(block)
+        total += block_bits(last)
     return stream_bytes(total)
 
 
