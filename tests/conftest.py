@@ -237,6 +237,12 @@ def golden_in_par_cache(golden_sheet):
 # once, not once per worker.
 SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per process)"
                  for name in ("test_analysis_mulligan", "test_mulligan_dp", "test_mulligan_exact")}
+# ... and the files that run SP 800-90B's IID kernels (the permutation kernel links the exact bzip2
+# counter and the Burrows-Wheeler sort: ~25 s of compiling from a cold cache). In two workers at
+# once both compiled it, and a CLI test's subprocess a third time, before either had cached it.
+SHARED_WORKER.update({f"tests/{name}.py": "tests/sp800-90b IID kernels (compiled once)"
+                      for name in ("test_sp800_90b_iid", "test_sp800_90b_bzip2", "test_sp800_90b_bwt",
+                                   "test_cli_entropy", "test_sp800_90b_nist_tool")})
 
 
 # The heaviest work units, roughly their CPU seconds from a cold start (per-file process CPU,
@@ -248,7 +254,8 @@ SHARED_WORKER = {f"tests/{name}.py": "tests/mulligan (exact counts cached per pr
 # xdist's own order; the numbers only order. A file that is gone is ignored.
 HEAVY_FIRST = {"tests/test_rules_board.py": 116, "tests/mulligan (exact counts cached per process)": 100,
                "tests/test_rules_holdem_bonus.py": 86, "tests/test_rules_analysis.py": 40,
-               "tests/test_fail_closed.py": 37, "tests/test_sp800_90b_iid.py": 30,
+               "tests/test_fail_closed.py": 37, "tests/sp800-90b IID kernels (compiled once)": 55,
+               "tests/test_board_walk.py": 22, "tests/test_board_one_play.py": 18,
                "tests/test_sp800_90b_non_iid.py": 30, "tests/test_games_kernel_agreement.py": 28,
                "tests/test_signing_fail_closed.py": 27, "tests/test_kernel_differential.py": 25,
                "tests/test_audit_columns.py": 25, "tests/test_audit.py": 21, "tests/test_rules_stud.py": 21,
